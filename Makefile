@@ -1,0 +1,60 @@
+# The companion's commands. `make book` and `make test` set everything up themselves.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: help setup book book-only test test-fast lab student bench lock clean doctor
+
+help:
+	@echo "make book    build the site into _build/html (sets up .venv first)"
+	@echo "make test    run the whole test suite (builds the site for the browser test)"
+	@echo "make lab     open JupyterLab on the repository"
+	@echo "make student regenerate the student versions of the labs"
+	@echo "make bench   time alice_lab against the frameworks' kernels"
+	@echo "make doctor  check the environment"
+
+$(STAMP): pyproject.toml requirements/lock.txt requirements/constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -c requirements/constraints.txt -r requirements/lock.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+setup: $(STAMP) _vendor/.stamp
+
+# MathJax is served from the site itself, so pages typeset math with no network.
+_vendor/.stamp: tools/vendor_js.sh
+	bash tools/vendor_js.sh _vendor
+	touch $@
+
+doctor: $(STAMP)
+	$(VENV)/bin/alice-lab doctor
+
+book: setup
+	$(PY) tools/build_book.py
+	@echo "Open file://$(CURDIR)/_build/html/index.html"
+
+test: setup
+	$(PY) tools/build_book.py
+	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile tests
+
+test-fast: $(STAMP)
+	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile -m "not browser" tests
+
+lab: setup
+	$(VENV)/bin/jupyter lab --notebook-dir=.
+
+student: $(STAMP)
+	$(VENV)/bin/alice-lab make-student labs/*.py --out labs/student --force
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+	@echo "Table written to benchmarks/results/latest.md (shown on the site's Benchmarks page)"
+
+lock:
+	$(PY) -m pip freeze --exclude-editable | grep -v '^alice_lab' | sed 's/+cpu$$//' > requirements/lock.tmp
+	{ head -2 requirements/lock.txt; cat requirements/lock.tmp; } > requirements/lock.new && rm requirements/lock.tmp && mv requirements/lock.new requirements/lock.txt
+
+clean:
+	rm -rf _build

@@ -1,0 +1,45 @@
+"""alice_lab: from-scratch code for *Alice's Adventures in a differentiable wonderland*.
+
+Every function is written once against the Python array API and runs on NumPy arrays,
+PyTorch tensors (CPU or CUDA) and JAX arrays, returning the caller's array type.
+Submodules are imported on first use, so ``import alice_lab`` imports neither torch
+nor JAX.
+
+>>> import alice_lab
+>>> alice_lab.functional.logsumexp([0.0, 0.0]).round(6)
+np.float64(0.693147)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+_SUBMODULES = (
+    "backend",
+    "calculus",
+    "claims",
+    "cli",
+    "doctor",
+    "functional",
+    "grading",
+    "labs",
+    "linalg",
+    "optim",
+    "tensors",
+    "testfuncs",
+    "widgets",
+)
+
+__all__ = [*_SUBMODULES, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'alice_lab' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

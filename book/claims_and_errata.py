@@ -1,0 +1,42 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Claims and errata
+#
+# Every statement of the book that code can check is registered in `alice_lab.claims`
+# with its place in the book (section, equation, line of the book's text) and a check.
+# The chapter notebooks run each check next to the text it belongs to; this page runs
+# all of them again when the site is built and lists the result.
+#
+# An **erratum** is a place where the printed book is wrong: the "book prints" column
+# says what it prints, the statement says what is right, and the check asserts the
+# corrected form. Line numbers refer to the plain-text edition of the book that this
+# companion was built from.
+
+# %%
+from IPython.display import Markdown, display
+
+from alice_lab import claims
+
+found = claims.all_claims()
+res = claims.results(found)
+ok = sum(r.ok for r in res)
+errata = sum(r.claim.erratum is not None for r in res)
+print(f"{len(res)} claims checked, {ok} hold, {len(res) - ok} fail; {errata} of them are errata")
+
+# %%
+display(Markdown(claims.report(res)))
+
+# %%
+assert ok == len(res), [r.line() for r in res if not r.ok]

@@ -1,0 +1,162 @@
+"""Shared fixtures: the array backends, float64 parity settings, and no network.
+
+The ``backend`` fixture runs a test once per array library: NumPy, array-api-strict
+(catches calls outside the standard and forgotten ``device=``), PyTorch and JAX (in
+float64, with TF32 off), plus CUDA variants that skip themselves without a GPU.
+Use ``backend.asarray(numpy_array)`` to move inputs and ``backend.to_numpy`` back.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("ALICE_FAST", "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+# --- no network -------------------------------------------------------------------
+
+
+class NetworkAccessError(RuntimeError):
+    pass
+
+
+def _refuse(*args, **kwargs):
+    raise NetworkAccessError(
+        "a test tried to open a network connection; nothing in the companion may "
+        "download at run time"
+    )
+
+
+def _is_local(address: Any) -> bool:
+    host = address[0] if isinstance(address, tuple) else address
+    return isinstance(host, str) and (
+        host in ("localhost", "::1", "") or host.startswith("127.") or host.startswith("/")
+    )
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Make every non-loopback connection fail (loopback stays: kernels use it)."""
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self, address):
+        if self.family == socket.AF_UNIX or _is_local(address):
+            return real_connect(self, address)
+        _refuse()
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket, "create_connection", _guarded_create(socket.create_connection))
+    monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo(socket.getaddrinfo))
+    yield
+
+
+def _guarded_create(real):
+    def create_connection(address, *args, **kwargs):
+        if _is_local(address):
+            return real(address, *args, **kwargs)
+        _refuse()
+
+    return create_connection
+
+
+def _guarded_getaddrinfo(real):
+    def getaddrinfo(host, *args, **kwargs):
+        if host is None or _is_local((host,)):
+            return real(host, *args, **kwargs)
+        _refuse()
+
+    return getaddrinfo
+
+
+# --- array backends -----------------------------------------------------------------
+
+
+@dataclass
+class Backend:
+    """A handle on one array library for parity tests."""
+
+    name: str
+    xp: Any
+    device: Any
+
+    def asarray(self, x: Any, dtype: str | None = None) -> Any:
+        host = np.asarray(x)
+        if dtype is not None:
+            host = host.astype(dtype)
+        if self.name == "numpy":
+            return host
+        if self.name == "strict":
+            return self.xp.asarray(host, device=self.device)
+        if self.name.startswith("torch"):
+            import torch
+
+            return torch.as_tensor(host, device=self.device)
+        import jax
+
+        return jax.device_put(host, self.device)
+
+    @staticmethod
+    def to_numpy(x: Any) -> np.ndarray:
+        if hasattr(x, "detach"):
+            return x.detach().cpu().numpy()
+        if type(x).__module__.startswith("array_api_strict"):
+            return np.asarray(x._array)
+        return np.asarray(x)
+
+
+BACKEND_PARAMS = [
+    pytest.param("numpy", id="numpy"),
+    pytest.param("strict", id="strict"),
+    pytest.param("torch", id="torch"),
+    pytest.param("jax", id="jax"),
+    pytest.param("torch-cuda", id="torch-cuda"),
+]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _float64_everywhere():
+    from alice_lab.backend import parity_precision
+
+    with parity_precision():
+        yield
+
+
+def make_backend(name: str) -> Backend:
+    if name == "numpy":
+        return Backend("numpy", np, "cpu")
+    if name == "strict":
+        import array_api_strict as xp
+
+        return Backend("strict", xp, xp.Device("device1"))
+    if name == "torch":
+        import torch
+
+        return Backend("torch", torch, torch.device("cpu"))
+    if name == "torch-cuda":
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("no CUDA device on this machine")
+        return Backend("torch-cuda", torch, torch.device("cuda"))
+    if name == "jax":
+        import jax
+        import jax.numpy as jnp
+
+        return Backend("jax", jnp, jax.devices("cpu")[0])
+    raise ValueError(name)
+
+
+@pytest.fixture(params=BACKEND_PARAMS)
+def backend(request) -> Backend:
+    return make_backend(request.param)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)

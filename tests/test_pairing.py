@@ -1,0 +1,63 @@
+"""Each book/*.py (the source) regenerates exactly its committed paired .ipynb.
+
+The .py wins: the .ipynb is what Colab and the site's launch buttons open, so it must
+hold the same cells, and it is committed without outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "book").glob("*.py"))
+
+
+def _cells(nb) -> list[tuple[str, str, dict]]:
+    return [(c.cell_type, c.source, dict(c.metadata)) for c in nb.cells]
+
+
+def test_there_are_chapter_sources():
+    names = {p.stem for p in SOURCES}
+    assert {"ch01_introduction", "ch02_preliminaries"} <= names, names
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_source_is_a_paired_percent_script(source):
+    text = source.read_text(encoding="utf-8")
+    assert "formats: ipynb,py:percent" in text, f"{source.name} lacks the jupytext pairing header"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_committed_ipynb_matches_its_source(source):
+    paired = source.with_suffix(".ipynb")
+    assert paired.exists(), f"{paired.name} is missing: run `jupytext --to ipynb {source}`"
+    regenerated = jupytext.reads(jupytext.writes(jupytext.read(source), fmt="ipynb"), fmt="ipynb")
+    committed = jupytext.read(paired)
+    assert _cells(committed) == _cells(regenerated), (
+        f"{paired.name} drifted from {source.name}: run `jupytext --to ipynb {source}`"
+    )
+    assert committed.metadata.get("kernelspec") == regenerated.metadata.get("kernelspec")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_committed_ipynb_has_no_outputs(source):
+    raw = json.loads(source.with_suffix(".ipynb").read_text(encoding="utf-8"))
+    for cell in raw["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [], f"{source.stem}: committed with outputs"
+            assert cell.get("execution_count") is None
+
+
+def test_pairing_check_detects_drift(tmp_path):
+    """The comparison above can fail: an edited source no longer matches."""
+    source = SOURCES[0]
+    nb = jupytext.read(source)
+    nb.cells[-1].source += "\n# an edit that was not synced"
+    edited = tmp_path / source.name
+    jupytext.write(nb, edited, fmt="py:percent")
+    regenerated = jupytext.read(edited)
+    assert _cells(regenerated) != _cells(jupytext.read(source.with_suffix(".ipynb")))
