@@ -146,7 +146,15 @@ def _run(c: Claim) -> ClaimResult:
     return ClaimResult(c, ok, detail, time.perf_counter() - start)
 
 
-def verify(*ids: str, quiet: bool = False) -> list[ClaimResult]:
+class Verified(list):
+    """The results of :func:`verify`; shows nothing when a notebook cell ends with it
+    (the printed ✓ lines already say everything)."""
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
+def verify(*ids: str, quiet: bool = False) -> Verified:
     """Check the given claims, print one line each, raise if any fails.
 
     This is what the chapter notebooks call, so that a failing claim stops the
@@ -161,7 +169,7 @@ def verify(*ids: str, quiet: bool = False) -> list[ClaimResult]:
     failed = [r for r in out if not r.ok]
     if failed:
         raise AssertionError("claims failed:\n" + "\n".join(r.line() for r in failed))
-    return out
+    return Verified(out)
 
 
 def results(claims: Iterable[Claim] | None = None) -> list[ClaimResult]:

@@ -1,0 +1,124 @@
+"""The built site, as a reader sees it in a browser with no network.
+
+`make test` builds the site first (tools/build_book.py), then this test opens the
+chapter-2 page in headless Chromium (Debian's package, driven by Playwright), blocks
+every request that leaves the site, and checks that math is typeset, figures load and
+the static widget view's slider changes the frame. It keeps a screenshot under
+_build/screenshots/ for people to look at.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.browser
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "headless Chromium is missing: apt-get install -y chromium (.ci/run does it)"
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    assert (HTML / "index.html").exists(), "the site is not built: run `make book` first"
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=_chromium(), headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        outside: list[str] = []
+
+        def only_local(route):
+            url = route.request.url
+            if url.startswith(("file:", "data:", "blob:", "about:")):
+                return route.continue_()
+            outside.append(url)
+            return route.abort()
+
+        context.route("**/*", only_local)
+        page = context.new_page()
+        yield page, outside
+        context.close()
+
+
+def _open(page, name: str) -> None:
+    page.goto((HTML / "book" / f"{name}.html").as_uri(), wait_until="load")
+    page.wait_for_function(
+        "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
+    )
+    page.evaluate("() => MathJax.startup.promise")
+
+
+def test_chapter2_math_is_typeset(browser_page):
+    page, outside = browser_page
+    _open(page, "ch02_preliminaries")
+    assert page.locator("mjx-container").count() > 20, "MathJax rendered (almost) no math"
+    text = page.inner_text("main")
+    raw = re.findall(r"\\\(|\\\)|\\\[|\$\$", text)
+    assert not raw, f"untypeset TeX left on the page: {raw[:5]}"
+    errors = page.locator("mjx-merror").count()
+    assert errors == 0, f"{errors} formulas failed to typeset (unknown macros?)"
+    assert outside == [], f"the page tried to reach the network: {outside[:5]}"
+
+
+def test_chapter2_figures_load(browser_page):
+    page, _ = browser_page
+    _open(page, "ch02_preliminaries")
+    sizes = page.eval_on_selector_all(
+        "main img", "els => els.map(e => [e.getAttribute('src'), e.naturalWidth])"
+    )
+    figures = [s for s in sizes if "_images/" in (s[0] or "")]
+    assert len(figures) >= 4, f"expected the chapter's figures, found {figures}"
+    broken = [src for src, width in sizes if width == 0]
+    assert not broken, f"images that did not load: {broken}"
+
+
+def test_chapter2_static_widget_slider_changes_the_frame(browser_page):
+    page, _ = browser_page
+    _open(page, "ch02_preliminaries")
+    slider = page.locator(".animation input[type=range]").first
+    assert slider.count() == 1, "the static widget view (a slider animation) is missing"
+    slider.scroll_into_view_if_needed()
+    frame = page.locator(".animation img").first
+    before = frame.get_attribute("src")
+    last = int(slider.get_attribute("max"))
+    assert last >= 10, f"the animation has only {last + 1} frames"
+    slider.evaluate(
+        "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", last
+    )
+    after = frame.get_attribute("src")
+    assert after != before, "moving the slider did not change the frame"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "ch02_widget.png"))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / "ch02_preliminaries.png"), full_page=True)
+    assert (SHOTS / "ch02_preliminaries.png").stat().st_size > 50_000
+
+
+def test_claims_page_lists_every_claim_as_holding(browser_page):
+    page, _ = browser_page
+    _open(page, "claims_and_errata")
+    text = page.inner_text("main")
+    assert "✗ fails" not in text
+    assert text.count("✓ holds") >= 40, "the claims page lists fewer claims than expected"
