@@ -47,7 +47,7 @@ def device(backend: str = "torch") -> Any:
     """The device to compute on: CUDA when the backend sees a GPU, else the CPU.
 
     Never picks Apple's MPS silently (its float64 support is partial and results
-    differ from the CPU's); ask for it explicitly with ``to_backend(..., device="mps")``.
+    differ from the CPU's); ask for it with ``to_backend(..., device="mps")``.
 
     >>> device("numpy")
     'cpu'
@@ -104,9 +104,9 @@ def to_backend(x: Any, backend: str, device: Any = None, dtype: Any = None) -> A
         target = device if device is not None else globals()["device"]("jax")
         if host.dtype == np.float64 and not jax.config.jax_enable_x64:
             raise ValueError(
-                "float64 data given to JAX with jax_enable_x64 off would be silently cast "
-                "to float32; call jax.config.update('jax_enable_x64', True) first or pass "
-                "dtype='float32'"
+                "float64 data given to JAX with jax_enable_x64 off would be silently "
+                "cast to float32; call jax.config.update('jax_enable_x64', True) "
+                "first or pass dtype='float32'"
             )
         return jax.device_put(host, target)
     raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
@@ -121,7 +121,7 @@ def rng(seed: int = 0) -> np.random.Generator:
 def seed_everything(seed: int = 0) -> None:
     """Seed Python's, NumPy's legacy and (when installed and imported) torch's RNGs."""
     random.seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - seeds code that still uses the legacy API
     import sys
 
     if "torch" in sys.modules:
@@ -129,7 +129,7 @@ def seed_everything(seed: int = 0) -> None:
 
 
 def is_fast() -> bool:
-    """True when ``ALICE_FAST=1``: notebooks shrink epochs and grids (the tests set it)."""
+    """True when ``ALICE_FAST=1``: notebooks shrink epochs and grids (tests set it)."""
     return os.environ.get("ALICE_FAST", "0") not in ("", "0", "false", "False")
 
 
@@ -147,8 +147,12 @@ def parity_precision():
         old = (jax.config.jax_enable_x64, jax.config.jax_default_matmul_precision)
         jax.config.update("jax_enable_x64", True)
         jax.config.update("jax_default_matmul_precision", "highest")
-        restore.append(lambda: (jax.config.update("jax_enable_x64", old[0]),
-                                jax.config.update("jax_default_matmul_precision", old[1])))
+        restore.append(
+            lambda: (
+                jax.config.update("jax_enable_x64", old[0]),
+                jax.config.update("jax_default_matmul_precision", old[1]),
+            )
+        )
     if importlib.util.find_spec("torch") is not None:
         import torch
 
@@ -157,7 +161,9 @@ def parity_precision():
         torch.backends.cudnn.allow_tf32 = False
 
         def _restore_torch():
-            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old_t
+            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = (
+                old_t
+            )
 
         restore.append(_restore_torch)
     try:

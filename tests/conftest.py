@@ -37,7 +37,9 @@ def _refuse(*args, **kwargs):
 def _is_local(address: Any) -> bool:
     host = address[0] if isinstance(address, tuple) else address
     return isinstance(host, str) and (
-        host in ("localhost", "::1", "") or host.startswith("127.") or host.startswith("/")
+        host in ("localhost", "::1", "")
+        or host.startswith("127.")
+        or host.startswith("/")
     )
 
 
@@ -52,7 +54,9 @@ def no_network(monkeypatch):
         _refuse()
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket, "create_connection", _guarded_create(socket.create_connection))
+    monkeypatch.setattr(
+        socket, "create_connection", _guarded_create(socket.create_connection)
+    )
     monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo(socket.getaddrinfo))
     yield
 

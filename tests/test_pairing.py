@@ -28,19 +28,27 @@ def test_there_are_chapter_sources():
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
 def test_source_is_a_paired_percent_script(source):
     text = source.read_text(encoding="utf-8")
-    assert "formats: ipynb,py:percent" in text, f"{source.name} lacks the jupytext pairing header"
+    assert "formats: ipynb,py:percent" in text, (
+        f"{source.name} lacks the jupytext pairing header"
+    )
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
 def test_committed_ipynb_matches_its_source(source):
     paired = source.with_suffix(".ipynb")
-    assert paired.exists(), f"{paired.name} is missing: run `jupytext --to ipynb {source}`"
-    regenerated = jupytext.reads(jupytext.writes(jupytext.read(source), fmt="ipynb"), fmt="ipynb")
+    assert paired.exists(), (
+        f"{paired.name} is missing: run `jupytext --to ipynb {source}`"
+    )
+    regenerated = jupytext.reads(
+        jupytext.writes(jupytext.read(source), fmt="ipynb"), fmt="ipynb"
+    )
     committed = jupytext.read(paired)
     assert _cells(committed) == _cells(regenerated), (
         f"{paired.name} drifted from {source.name}: run `jupytext --to ipynb {source}`"
     )
-    assert committed.metadata.get("kernelspec") == regenerated.metadata.get("kernelspec")
+    assert committed.metadata.get("kernelspec") == regenerated.metadata.get(
+        "kernelspec"
+    )
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)

@@ -32,7 +32,9 @@ pytestmark = pytest.mark.browser
 
 def _chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "headless Chromium is missing: apt-get install -y chromium (.ci/run does it)"
+    assert path, (
+        "headless Chromium is missing: apt-get install -y chromium (.ci/run does it)"
+    )
     return path
 
 
@@ -40,11 +42,16 @@ def _chromium() -> str:
 def browser_page(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
-    assert (HTML / "index.html").exists(), "the site is not built: run `make book` first"
+    assert (HTML / "index.html").exists(), (
+        "the site is not built: run `make book` first"
+    )
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=_chromium(), headless=True, args=CHROMIUM_FLAGS,
+            str(profile),
+            executable_path=_chromium(),
+            headless=True,
+            args=CHROMIUM_FLAGS,
             viewport={"width": 1280, "height": 900},
         )
         outside: list[str] = []
@@ -65,7 +72,8 @@ def browser_page(tmp_path_factory):
 def _open(page, name: str) -> None:
     page.goto((HTML / "book" / f"{name}.html").as_uri(), wait_until="load")
     page.wait_for_function(
-        "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
+        "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+        timeout=20_000,
     )
     page.evaluate("() => MathJax.startup.promise")
 
@@ -73,7 +81,9 @@ def _open(page, name: str) -> None:
 def test_chapter2_math_is_typeset(browser_page):
     page, outside = browser_page
     _open(page, "ch02_preliminaries")
-    assert page.locator("mjx-container").count() > 20, "MathJax rendered (almost) no math"
+    assert page.locator("mjx-container").count() > 20, (
+        "MathJax rendered (almost) no math"
+    )
     text = page.inner_text("main")
     raw = re.findall(r"\\\(|\\\)|\\\[|\$\$", text)
     assert not raw, f"untypeset TeX left on the page: {raw[:5]}"
@@ -121,4 +131,6 @@ def test_claims_page_lists_every_claim_as_holding(browser_page):
     _open(page, "claims_and_errata")
     text = page.inner_text("main")
     assert "✗ fails" not in text
-    assert text.count("✓ holds") >= 40, "the claims page lists fewer claims than expected"
+    assert text.count("✓ holds") >= 40, (
+        "the claims page lists fewer claims than expected"
+    )

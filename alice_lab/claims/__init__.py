@@ -26,7 +26,16 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["Claim", "ClaimResult", "all_claims", "claim", "get", "report", "results", "verify"]
+__all__ = [
+    "Claim",
+    "ClaimResult",
+    "all_claims",
+    "claim",
+    "get",
+    "report",
+    "results",
+    "verify",
+]
 
 
 @dataclass(frozen=True)
@@ -113,7 +122,8 @@ def _load_all() -> None:
 
 def _sort_key(c: Claim) -> tuple:
     head, num = c.id[1:].split("-")
-    return (head.isalpha(), head.zfill(3), int(num))
+    # chapters in order, appendices last; within a chapter claims first, then errata
+    return (head.isalpha(), head.zfill(3), c.id[0] == "E", int(num))
 
 
 def all_claims(chapter: str | int | None = None) -> list[Claim]:
@@ -133,7 +143,9 @@ def get(id: str) -> Claim:
     except KeyError:
         prefix = id.split("-")[0]
         near = sorted(k for k in _REGISTRY if k.startswith(prefix))
-        raise KeyError(f"no claim {id!r}; registered with that prefix: {near}") from None
+        raise KeyError(
+            f"no claim {id!r}; registered with that prefix: {near}"
+        ) from None
 
 
 def _run(c: Claim) -> ClaimResult:
@@ -188,5 +200,7 @@ def report(res: list[ClaimResult] | None = None) -> str:
         status = "✓ holds" if r.ok else "✗ fails"
         printed = (r.claim.erratum or "").replace("|", "\\|")
         stmt = r.claim.statement.replace("|", "\\|")
-        rows.append(f"| {status} | {r.claim.id} | {r.claim.location} | {stmt} | {printed} |")
+        rows.append(
+            f"| {status} | {r.claim.id} | {r.claim.location} | {stmt} | {printed} |"
+        )
     return "\n".join(rows)
