@@ -1,0 +1,171 @@
+r"""Numerically stable logsumexp, softmax and log-softmax, for any array backend.
+
+The softmax turns a vector of logits :math:`\mathbf{p}` into probabilities,
+:math:`[\mathrm{softmax}(\mathbf{p})]_i = \exp(p_i) / \sum_j \exp(p_j)`. Computed as
+written it overflows as soon as a logit exceeds about 709 in float64 (88.7 in float32).
+The fix is the *logsumexp trick*: for any constant c,
+
+.. math:: \mathrm{logsumexp}(\mathbf{p}) = \log\sum_j \exp p_j
+          = \mathrm{logsumexp}(\mathbf{p} - c) + c,
+
+and with :math:`c = \max_j p_j` every exponent is at most 0, so nothing overflows and
+the largest term is exactly 1, so the sum never underflows to 0 either. The book states
+the identity for :math:`c \ge 0`; it holds for every real c.
+
+Infinite and NaN entries behave as :func:`scipy.special.logsumexp` does: a row of
+only :math:`-\infty` gives :math:`-\infty`, any :math:`+\infty` gives
+:math:`+\infty`, a NaN gives NaN, all without floating-point warnings.
+
+The gradient of logsumexp is the softmax (the book's line 2014 prints the two the
+other way round); ``tests/test_functional.py`` checks it with torch and JAX autodiff.
+
+Book: §4.2.1, the softmax (lines 1622-1722) and §4.3.2, the logsumexp trick
+(lines 1952-2014).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from alice_lab.backend import array_namespace, device_of
+
+__all__ = ["log_softmax", "logsumexp", "softmax"]
+
+
+def _prepare(x: Any, axis: Any) -> tuple[Any, Any, int]:
+    """Lists become NumPy float64; check the dtype and normalise the axis."""
+    if not hasattr(x, "shape") or isinstance(x, np.generic):
+        x = np.asarray(x, dtype=np.float64)
+    xp = array_namespace(x)
+    if not xp.isdtype(x.dtype, "real floating"):
+        raise ValueError(
+            f"expected a real floating-point array; got dtype {x.dtype} "
+            "(convert integers with astype first)"
+        )
+    if x.ndim == 0:
+        raise ValueError("expected an array with at least one axis; got a 0-d array")
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise ValueError(f"axis must be an int; got {axis!r}") from None
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(
+            f"axis {axis} is out of range for an array of shape {tuple(x.shape)}"
+        )
+    return x, xp, axis % x.ndim
+
+
+def _shifted_sum(x: Any, xp: Any, axis: int) -> tuple[Any, Any, Any]:
+    """``x - c``, ``c`` and ``sum(exp(x - c))`` along ``axis`` (kept), where ``c`` is
+    the maximum where it is finite and 0 elsewhere.
+
+    A slice without a finite maximum is all -inf (sum 0, log -inf), holds +inf (sum
+    inf) or NaN (NaN): each comes out right without a special case, and errstate
+    silences NumPy's warnings about them (the same choice as SciPy's).
+    """
+    m = xp.max(x, axis=axis, keepdims=True)
+    c = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+    with np.errstate(over="ignore", invalid="ignore"):
+        shifted = x - c
+        return shifted, c, xp.sum(xp.exp(shifted), axis=axis, keepdims=True)
+
+
+def logsumexp(x: Any, axis: int = -1) -> Any:
+    r"""Stable :math:`\log\sum_j \exp x_j` along ``axis``, shifted by the maximum.
+
+    Parameters
+    ----------
+    x : (..., m, ...) array (NumPy, torch, JAX, ...; a list becomes NumPy float64)
+    axis : int, the axis to reduce (default: the last one)
+
+    Returns
+    -------
+    array with ``axis`` removed, same dtype and device as ``x``.
+
+    Book: §4.3.2, the logsumexp trick (lines 1996-2014).
+
+    >>> import numpy as np
+    >>> float(logsumexp(np.array([1000.0, 1000.0])))  # 1000 + log 2; naively inf
+    1000.6931471805599
+    """
+    x, xp, axis = _prepare(x, axis)
+    if x.shape[axis] == 0:  # the empty sum is 0, its log -inf
+        shape = tuple(n for i, n in enumerate(x.shape) if i != axis)
+        return xp.full(shape, -float("inf"), dtype=x.dtype, device=device_of(x))
+    _, c, s = _shifted_sum(x, xp, axis)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for an all -inf slice
+        return xp.squeeze(xp.log(s) + c, axis=axis)
+
+
+def softmax(x: Any, axis: int = -1, tau: float = 1.0) -> Any:
+    r"""The softmax with temperature :math:`\tau`, along ``axis``:
+    :math:`\mathrm{softmax}(\mathbf{x}/\tau)`, computed as
+    :math:`\exp(\mathbf{z} - \max\mathbf{z}) / \sum_j\exp(z_j - \max\mathbf{z})`.
+
+    Large :math:`\tau` flattens the output towards the uniform :math:`1/m`; small
+    :math:`\tau` sharpens it towards the one-hot vector of the argmax. A slice holding
+    +inf or NaN, or only -inf, has no well-defined softmax and gives NaN (as in SciPy
+    and torch).
+
+    Parameters
+    ----------
+    x : (..., m, ...) array
+    axis : int
+    tau : float > 0, the temperature
+
+    Returns
+    -------
+    array shaped like ``x``; every slice along ``axis`` sums to 1.
+
+    Book: §4.2.1, eq. ``softmax`` (line 1676) and the temperature (lines 1712-1722).
+
+    >>> import numpy as np
+    >>> softmax(np.array([0.0, np.log(3.0)])).round(6).tolist()
+    [0.25, 0.75]
+    """
+    x, xp, axis = _prepare(x, axis)
+    try:
+        tau = float(tau)
+    except (TypeError, ValueError):
+        raise ValueError(f"tau must be a number > 0; got {tau!r}") from None
+    if not (np.isfinite(tau) and tau > 0):
+        raise ValueError(f"tau must be a finite number > 0; got {tau!r}")
+    if x.shape[axis] == 0:
+        return x
+    z = x if tau == 1.0 else x / tau
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        e = xp.exp(z - xp.max(z, axis=axis, keepdims=True))
+        return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Any:
+    r"""The logarithm of the softmax, :math:`x_i - \mathrm{logsumexp}(\mathbf{x})`,
+    computed as :math:`(x_i - c) - \log\sum_j\exp(x_j - c)` with :math:`c = \max_j x_j`.
+
+    Never forms the softmax itself, so it stays finite where :math:`\log` of a
+    softmax that underflowed to 0 would give :math:`-\infty`.
+
+    Parameters
+    ----------
+    x : (..., m, ...) array
+    axis : int
+
+    Returns
+    -------
+    array shaped like ``x``.
+
+    Book: §4.3.2, the cross-entropy in terms of the logits (line 1996).
+
+    >>> import numpy as np
+    >>> float(log_softmax(np.array([0.0, 1000.0]))[0])
+    -1000.0
+    """
+    x, xp, axis = _prepare(x, axis)
+    if x.shape[axis] == 0:
+        return x
+    shifted, _, s = _shifted_sum(x, xp, axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return shifted - xp.log(s)  # (x - c) - log sum exp(x - c): no cancellation
