@@ -1,0 +1,29 @@
+"""Interactive views of the book's ideas, three layers each.
+
+Every widget module offers a pure function computing what is drawn (unit-tested), a
+``live_view(...)`` built from core ipywidgets only (Jupyter and Colab, no extra
+front-end code) and a ``static_view(...)``: an HTML animation with its own slider for
+the built site, where no kernel runs. Submodules load on first use, so importing this
+package imports neither ipywidgets nor matplotlib.
+
+- :mod:`alice_lab.widgets.gd_momentum`: gradient descent with and without momentum on
+  the chapter-2 exercise function (book §2.3.2 and "From theory to practice").
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_SUBMODULES = ("gd_momentum",)
+
+__all__ = list(_SUBMODULES)
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

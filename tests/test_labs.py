@@ -1,0 +1,332 @@
+"""Labs: the instructor source passes every check, the student notebook fails each
+exercise cleanly, every check rejects its known wrong answers, and ``make_student``
+refuses to destroy anything."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from alice_lab import grading
+from alice_lab.labs import check_student, make_student, student_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "labs" / "lab02_gradient_descent.py"
+STUDENT_DIR = ROOT / "labs" / "student"
+EXERCISES = [f"2.{k}" for k in range(1, 7)]
+
+
+def _execute(nb, *, allow_errors: bool):
+    """Run ``nb`` in a fresh python3 kernel with ALICE_FAST=1 and the inline backend."""
+    from nbclient import NotebookClient
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["ALICE_FAST"] = "1"
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=300,
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(SOURCE.parent)}},
+    )
+    client.execute(env=env)
+    return nb
+
+
+def _outputs(nb, kind: str):
+    return [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == kind
+    ]
+
+
+def _stdout(nb) -> str:
+    return "".join(o.text for o in _outputs(nb, "stream") if o.name == "stdout")
+
+
+@pytest.fixture(scope="module")
+def instructor_run():
+    import jupytext
+
+    return _execute(jupytext.read(SOURCE), allow_errors=False)
+
+
+@pytest.fixture(scope="module")
+def student_run():
+    return _execute(student_notebook(SOURCE), allow_errors=True)
+
+
+# --- the notebooks, executed ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_instructor_source_passes_every_check(instructor_run):
+    out = _stdout(instructor_run)
+    for ex in EXERCISES:
+        assert re.search(rf"^✓ Exercise {re.escape(ex)} \(\d+/\d+ pts\)", out, re.M), ex
+    assert "✗" not in out
+    total = sum(c.points for id, c in grading.CHECKS.items() if id.startswith("lab02."))
+    assert f"Total for lab02: {total}/{total} pts" in out
+    assert not _outputs(instructor_run, "error")
+    stderr = [o.text for o in _outputs(instructor_run, "stream") if o.name == "stderr"]
+    assert not stderr, stderr  # no warnings either
+    assert "True" in out and "False" not in out  # the comparisons printed in the demos
+
+
+@pytest.mark.slow
+def test_student_notebook_fails_each_exercise_cleanly(student_run):
+    errors = _outputs(student_run, "error")
+    assert {e.ename for e in errors} == {"NotImplementedError"}, [
+        (e.ename, e.evalue) for e in errors
+    ]
+    assert sorted(e.evalue for e in errors) == [f"Exercise {ex}" for ex in EXERCISES]
+    out = _stdout(student_run)
+    for ex in EXERCISES:
+        assert f"✗ Exercise {ex} (0/" in out and "not attempted" in out
+    assert re.search(r"Total for lab02: 0/\d+ pts", out)
+
+
+def test_no_solution_text_survives():
+    source = SOURCE.read_text(encoding="utf-8").splitlines()
+    solution_lines, inside = set(), False
+    for line in source:
+        if "BEGIN SOLUTION" in line:
+            inside = True
+        elif "END SOLUTION" in line:
+            inside = False
+        elif inside and line.strip():
+            solution_lines.add(line.strip())
+    assert len(solution_lines) >= 15
+    student = nbformat.read(STUDENT_DIR / "lab02_gradient_descent.ipynb", as_version=4)
+    student_lines = {ln.strip() for c in student.cells for ln in c.source.splitlines()}
+    assert not solution_lines & student_lines
+    assert not any("SOLUTION" in ln for ln in student_lines)
+
+
+def test_committed_student_notebook_is_up_to_date():
+    assert check_student(SOURCE, STUDENT_DIR), (
+        "labs/student is stale: run `alice-lab make-student "
+        "labs/lab02_gradient_descent.py"
+        " --out labs/student --force`"
+    )
+    data = json.loads((STUDENT_DIR / "lab02_gradient_descent.ipynb").read_text())
+    assert data["metadata"]["alice_lab"]["generated"] is True
+    assert all(not c.get("outputs") for c in data["cells"])
+
+
+# --- the checks -------------------------------------------------------------------
+
+CHECK_IDS = sorted(grading.CHECKS)
+
+
+@pytest.mark.parametrize("id", CHECK_IDS)
+def test_reference_passes(id):
+    c = grading.CHECKS[id]
+    result = grading.run(id, c.reference())
+    assert result.passed, result.message
+    assert result.points == result.max_points == c.points
+
+
+@pytest.mark.parametrize("id", CHECK_IDS)
+def test_every_mutant_is_rejected(id):
+    c = grading.CHECKS[id]
+    assert len(c.mutants) >= 3, f"{id} needs known wrong answers to reject"
+    for description, wrong in c.mutants.items():
+        result = grading.run(id, wrong)
+        assert not result.passed, f"{id} accepted the mutant {description!r}"
+        assert result.points == 0 and result.status in ("failed", "error")
+
+
+def test_check_prints_one_line_per_outcome(capsys):
+    def stub(X):
+        raise NotImplementedError("Exercise 2.1")
+
+    def broken(X):
+        return X.nonexistent
+
+    def swapped(X):
+        return np.sin(X[:, 1]) * np.cos(X[:, 0]) + np.sin(0.5 * X[:, 1]) * np.cos(
+            0.5 * X[:, 0]
+        )
+
+    ok = grading.check("lab02.1", grading.CHECKS["lab02.1"].reference())
+    todo = grading.check("lab02.1", stub)
+    err = grading.check("lab02.1", broken)
+    bad = grading.check("lab02.1", swapped)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("✓ Exercise 2.1 (2/2 pts): ")
+    assert lines[1] == (
+        "✗ Exercise 2.1 (0/2 pts): not attempted "
+        "(the stub still raises NotImplementedError)"
+    )
+    assert lines[2].startswith(
+        "✗ Exercise 2.1 (0/2 pts): your code raised AttributeError"
+    )
+    assert lines[3].startswith(
+        "✗ Exercise 2.1 (0/2 pts): f(X) differs from the reference"
+    )
+    assert [r.status for r in (ok, todo, err, bad)] == [
+        "passed",
+        "not attempted",
+        "error",
+        "failed",
+    ]
+    with pytest.raises(KeyError, match="no check named"):
+        grading.run("lab99.1", stub)
+
+
+def test_report_adds_up_and_tolerates_missing_names(capsys):
+    ns = {
+        "f": grading.CHECKS["lab02.1"].reference(),
+        "grad_f": grading.CHECKS["lab02.2"].reference(),
+    }
+    results = grading.report("lab02", ns)
+    out = capsys.readouterr().out
+    assert [r.passed for r in results] == [True, True, False, False, False, False]
+    assert "no function named 'gradient_descent'" in out
+    assert "Total for lab02: 4/14 pts" in out
+
+
+# --- make_student: what it writes and what it refuses -----------------------------
+
+LAB = '''# %% [markdown]
+# # A tiny lab
+#
+# ## Exercise 7.1 — first
+
+# %%
+def first(x):
+    """Doc stays."""
+    ### BEGIN SOLUTION
+    return x + 1
+    ### END SOLUTION
+
+# %% [markdown]
+# ## Exercise 7.2 — second (unlike Exercise 7.1, this one has hidden tests)
+
+# %%
+class Box:
+    def second(self, x):
+        if x:
+            ### BEGIN SOLUTION
+            return 2 * x
+            ### END SOLUTION
+        return 0
+
+# %%
+assert first(1) == 2
+### BEGIN HIDDEN TESTS
+assert Box().second(3) == 6
+### END HIDDEN TESTS
+
+# %% tags=["solution-only"]
+print("instructor notes")
+'''
+
+
+def _write(tmp_path: Path, text: str, name: str = "lab07_tiny.py") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_stubs_keep_indentation_and_exercise_ids(tmp_path):
+    out = make_student(_write(tmp_path, LAB), tmp_path / "student")
+    nb = nbformat.read(out, as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert code[0] == (
+        'def first(x):\n    """Doc stays."""\n'
+        '    raise NotImplementedError("Exercise 7.1")'
+    )
+    assert (
+        '            raise NotImplementedError("Exercise 7.2")\n        return 0'
+        in code[1]
+    )
+    assert code[2] == "assert first(1) == 2"  # hidden tests gone
+    assert not any("instructor notes" in c for c in code)  # solution-only cell dropped
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    assert nb.metadata["alice_lab"]["generated"] is True
+    ns: dict = {}
+    exec(code[0] + "\n" + code[1], ns)
+    with pytest.raises(NotImplementedError, match=r"^Exercise 7\.1$"):
+        ns["first"](1)
+    with pytest.raises(NotImplementedError, match=r"^Exercise 7\.2$"):
+        ns["Box"]().second(1)
+
+
+def test_refuses_to_overwrite_the_source(tmp_path):
+    import jupytext
+
+    source = tmp_path / "lab07_tiny.ipynb"
+    jupytext.write(jupytext.reads(LAB, fmt="py:percent"), source)
+    before = source.read_bytes()
+    with pytest.raises(ValueError, match="instructor source"):
+        make_student(source, tmp_path, force=True)
+    assert source.read_bytes() == before
+
+
+def test_refuses_to_overwrite_a_file_it_did_not_generate(tmp_path):
+    source = _write(tmp_path, LAB)
+    out = tmp_path / "student"
+    out.mkdir()
+    precious = out / "lab07_tiny.ipynb"
+    precious.write_text('{"cells": [], "metadata": {}, "nbformat": 4}')
+    for force in (False, True):
+        with pytest.raises(FileExistsError, match="not a student notebook generated"):
+            make_student(source, out, force=force)
+    assert precious.read_text() == '{"cells": [], "metadata": {}, "nbformat": 4}'
+
+
+def test_overwriting_a_generated_notebook_needs_force(tmp_path):
+    source = _write(tmp_path, LAB)
+    out = make_student(source, tmp_path / "student")
+    with pytest.raises(FileExistsError, match="force=True"):
+        make_student(source, tmp_path / "student")
+    assert check_student(source, tmp_path / "student")
+    source.write_text(LAB.replace("# # A tiny lab", "# # A tiny lab, revised"))
+    assert not check_student(source, tmp_path / "student")
+    assert make_student(source, tmp_path / "student", force=True) == out
+    assert check_student(source, tmp_path / "student")
+
+
+def _line(text: str, snippet: str, nth: int = 0) -> int:
+    """1-based number of the ``nth`` line of ``text`` that contains ``snippet``."""
+    return [i for i, ln in enumerate(text.splitlines(), 1) if snippet in ln][nth]
+
+
+_NO_END = LAB.replace("    ### END SOLUTION\n\n# %% [markdown]", "\n# %% [markdown]")
+_NO_BEGIN = LAB.replace("            ### BEGIN SOLUTION\n", "")
+_NESTED = LAB.replace("    return x + 1\n", "    ### BEGIN SOLUTION\n")
+_UNCLOSED = LAB + "\n# %%\n### BEGIN HIDDEN TESTS\nassert True\n"
+_NO_HEADING = LAB.replace("# ## Exercise 7.1 — first", "# Intro")
+
+
+@pytest.mark.parametrize(
+    "broken, line, message",
+    [
+        (
+            _NO_END,
+            _line(_NO_END, "# %% [markdown]", 1),
+            "new cell starts inside the SOLUTION",
+        ),
+        (_NO_BEGIN, _line(_NO_BEGIN, "END SOLUTION", 1), "END SOLUTION without"),
+        (_NESTED, _line(_NESTED, "BEGIN SOLUTION", 1), "cannot nest"),
+        (_UNCLOSED, _line(_UNCLOSED, "BEGIN HIDDEN TESTS", 1), "never closed"),
+        (_NO_HEADING, _line(_NO_HEADING, "BEGIN SOLUTION"), "before any 'Exercise"),
+    ],
+    ids=["cell-boundary", "end-without-begin", "nested", "unclosed", "no-exercise"],
+)
+def test_unbalanced_markers_name_the_line(tmp_path, broken, line, message):
+    source = _write(tmp_path, broken)
+    with pytest.raises(ValueError, match=rf"lab07_tiny\.py:{line}: .*{message}"):
+        make_student(source, tmp_path / "student")
+    assert not (tmp_path / "student").exists()
