@@ -27,7 +27,7 @@
 
 # %%
 try:
-    import alice_lab
+    import alice_lab  # noqa: F401
 except ImportError:  # e.g. on Colab: install the companion package, then import
     import subprocess
     import sys
@@ -36,7 +36,7 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
         [sys.executable, "-m", "pip", "install", "-q",
          "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
     )
-    import alice_lab
+    import alice_lab  # noqa: F401
 
 # %%
 import matplotlib.pyplot as plt
@@ -172,7 +172,7 @@ for name, shape in tensors.compose_shapes(broken, (4, 5), on_error="return"):
 fig, axes = plt.subplots(1, 4, figsize=(10, 2.6))
 examples = [np.array(3.0), np.arange(4.0), np.arange(12.0).reshape(3, 4), np.arange(24.0).reshape(2, 3, 4)]
 titles = ["scalar", "vector", "matrix", "rank-3 tensor"]
-for ax, arr, title in zip(axes, examples, titles):
+for ax, arr, title in zip(axes, examples, titles, strict=True):
     ax.set_title(f"{title}\nrank {tensors.rank(arr)}, shape {arr.shape}", fontsize=9)
     ax.set_axis_off()
     if arr.ndim == 0:

@@ -161,3 +161,14 @@ def test_frame_indices():
     idx = gm.frame_indices(1000, max_frames=40)
     assert len(idx) == 40 and idx[0] == 0 and idx[-1] == 1000
     assert (np.diff(idx) > 0).all()
+
+
+def test_static_view_needs_no_network():
+    """The animation player must not link remote stylesheets (the site is offline)."""
+    from alice_lab.widgets.static import offline_jshtml
+
+    html = gm.static_view(steps=5, max_frames=3).data
+    assert "https://" not in html and "http://" not in html
+    assert "▶" in html  # the play button, drawn without Font Awesome
+    with pytest.raises(ValueError, match="remote resource"):
+        offline_jshtml('<img src="https://example.org/x.png">')

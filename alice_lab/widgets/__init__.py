@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("gd_momentum",)
+_SUBMODULES = ("gd_momentum", "static")
 
 __all__ = list(_SUBMODULES)
 

@@ -405,6 +405,8 @@ def static_view(
     from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
+    from alice_lab.widgets.static import offline_jshtml
+
     runs = [
         momentum_paths(starts, lr=lr, momentum=lam, steps=steps) for lam in momentums
     ]
@@ -446,4 +448,4 @@ def static_view(
         {"animation.frame_format": "jpeg"}
     ):  # smooth colours: ~1/2 of png
         html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(html)
+    return HTML(offline_jshtml(html))
