@@ -136,3 +136,22 @@ def test_claims_page_lists_every_claim_as_holding(browser_page):
     assert text.count("✓ holds") >= 40, (
         "the claims page lists fewer claims than expected"
     )
+
+
+def test_no_built_page_loads_anything_from_the_network():
+    """Scripts, stylesheets and images of every page come from the site itself."""
+    assert (HTML / "index.html").exists(), (
+        "the site is not built: run `make book` first"
+    )
+    remote = re.compile(
+        r"<(?:script|img|iframe)[^>]*\ssrc=\"(https?://[^\"]+)\"|<link[^>]*\shref=\"(https?://[^\"]+)\"[^>]*rel=\"stylesheet\"|<link[^>]*rel=\"stylesheet\"[^>]*\shref=\"(https?://[^\"]+)\""
+    )
+    offenders = {}
+    for page in HTML.rglob("*.html"):
+        found = [
+            next(g for g in m.groups() if g)
+            for m in remote.finditer(page.read_text(encoding="utf-8"))
+        ]
+        if found:
+            offenders[str(page.relative_to(HTML))] = found[:3]
+    assert not offenders, f"pages that would load remote resources: {offenders}"

@@ -4,7 +4,7 @@
 slider, so the built site can scrub through a widget's states offline. Matplotlib's
 player links a Font Awesome stylesheet from a CDN for its button icons; offline that
 request fails (and our pages must not reach the network), so :func:`animation_html`
-drops the link and draws the buttons with plain Unicode symbols instead.
+drops the link and draws the buttons with plain Unicode symbols that common fonts carry.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ __all__ = ["animation_html", "offline_jshtml"]
 
 _ICONS = {
     "fa fa-play fa-flip-horizontal": "◀",
-    "fa fa-fast-backward": "⏮",
-    "fa fa-fast-forward": "⏭",
-    "fa fa-step-backward": "⏪",
-    "fa fa-step-forward": "⏩",
-    "fa fa-pause": "⏸",
+    "fa fa-fast-backward": "⇤",
+    "fa fa-fast-forward": "⇥",
+    "fa fa-step-backward": "‹",
+    "fa fa-step-forward": "›",
+    "fa fa-pause": "‖",
     "fa fa-play": "▶",
     "fa fa-minus": "−",
     "fa fa-plus": "+",
