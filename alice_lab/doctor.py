@@ -1,9 +1,8 @@
 """``alice-lab doctor``: one OK/FAIL line per thing the companion needs.
 
 Run it first when something does not work: it prints the versions of the pieces,
-which array backends import, which device they would compute on, whether the
-offline datasets load, and whether this machine can reach the network (it should not
-need to).
+which array backends import, which device they would compute on, and whether the
+offline datasets load (nothing in the companion needs the network).
 """
 
 from __future__ import annotations

@@ -19,8 +19,12 @@ only :math:`-\infty` gives :math:`-\infty`, any :math:`+\infty` gives
 The gradient of logsumexp is the softmax (the book's line 2014 prints the two the
 other way round); ``tests/test_functional.py`` checks it with torch and JAX autodiff.
 
-Book: §4.2.1, the softmax (lines 1622-1722) and §4.3.2, the logsumexp trick
-(lines 1952-2014).
+The two-class case gives the sigmoid :func:`sigmoid` (computed from
+:math:`\exp(-|s|)`, so it never overflows either), whose inverse is the log-odds
+:func:`logit`; :func:`one_hot` turns integer labels into vertices of the simplex.
+
+Book: §4.2.1, the softmax (lines 1622-1722), §4.3.1, the sigmoid and the logit
+(lines 1850-1946), and §4.3.2, the logsumexp trick (lines 1952-2014).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import numpy as np
 
 from alice_lab.backend import array_namespace, device_of
 
-__all__ = ["log_softmax", "logsumexp", "softmax"]
+__all__ = ["log_softmax", "logit", "logsumexp", "one_hot", "sigmoid", "softmax"]
 
 
 def _prepare(x: Any, axis: Any) -> tuple[Any, Any, int]:
@@ -169,3 +173,132 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
     shifted, _, s = _shifted_sum(x, xp, axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         return shifted - xp.log(s)  # (x - c) - log sum exp(x - c): no cancellation
+
+
+# --- chapter 4: sigmoid, logit, one-hot ----------------------------------------------
+
+
+def sigmoid(s: Any) -> Any:
+    r"""The sigmoid :math:`\sigma(s) = 1/(1 + \exp(-s))`, element-wise.
+
+    It is the first output of a two-class softmax with the second logit fixed at 0,
+    :math:`\exp(s)/(1 + \exp(s))`. Written as printed it overflows in
+    :math:`\exp(-s)` for :math:`s < -709` (float64; :math:`-88.7` in float32). Here
+    :math:`e = \exp(-|s|) \in (0, 1]` is computed once and the result is
+    :math:`1/(1+e)` for :math:`s \ge 0` and :math:`e/(1+e)` otherwise, so nothing
+    overflows and tiny values keep their relative precision. (For the generalised
+    :math:`\sigma(as)` of chapter 5 see :func:`alice_lab.activations.sigmoid`.)
+
+    Parameters
+    ----------
+    s : array of any shape (a list becomes NumPy float64), real floating.
+
+    Returns
+    -------
+    array shaped like ``s``, values in [0, 1] (0 and 1 only where the float rounds).
+
+    Book: §4.3.1, definition "Sigmoid function" (lines 1866-1880), Figure F.4.4.
+
+    >>> sigmoid([0.0, -1000.0, 1000.0]).tolist()
+    [0.5, 0.0, 1.0]
+    """
+    s, xp = _prepare_0d(s)
+    e = xp.exp(xp.where(s >= 0, -s, s))  # exp(-|s|), derivative -1 at 0 on both sides
+    return xp.where(s >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def logit(p: Any, eps: float | None = None) -> Any:
+    r"""The log-odds :math:`\sigma^{-1}(p) = \log\frac{p}{1-p}`, element-wise.
+
+    Computed as :math:`\log p - \mathrm{log1p}(-p)`, accurate near both ends; it gives
+    :math:`-\infty` at 0 and :math:`+\infty` at 1. With ``eps`` the input is first
+    clipped to :math:`[\varepsilon, 1-\varepsilon]` (finite everywhere).
+
+    Parameters
+    ----------
+    p : array of probabilities in [0, 1].
+    eps : None, or a clipping margin in [0, 0.5).
+
+    Raises
+    ------
+    ValueError when some entry lies outside [0, 1] (or is NaN).
+
+    Book: §4.3.1, the logits as inverse sigmoid (lines 1934-1946).
+
+    >>> [round(v, 6) for v in logit([0.5, 0.75]).tolist()]
+    [0.0, 1.098612]
+    """
+    p, xp = _prepare_0d(p)
+    if not bool(xp.all((p >= 0) & (p <= 1))):
+        raise ValueError(
+            "logit expects probabilities in [0, 1]; got values from "
+            f"{float(xp.min(p))} to {float(xp.max(p))}"
+            + (" (and NaN)" if bool(xp.any(xp.isnan(p))) else "")
+        )
+    if eps is not None:
+        eps = float(eps)
+        if not 0.0 <= eps < 0.5:
+            raise ValueError(f"eps must lie in [0, 0.5); got {eps}")
+        p = xp.clip(p, eps, 1.0 - eps)
+    with np.errstate(divide="ignore"):
+        return xp.log(p) - xp.log1p(-p)
+
+
+def one_hot(y: Any, m: int, *, dtype: Any = None) -> Any:
+    r"""One-hot encoding: row i of the result is :math:`\mathbf{e}_{y_i}`, the
+    :math:`y_i`-th vertex of the simplex.
+
+    The book numbers classes 1..m; code numbers them 0..m-1.
+
+    Parameters
+    ----------
+    y : (n,) integer array with values in ``0..m-1``.
+    m : int >= 1, the number of classes.
+    dtype : the result's dtype; default the namespace's default floating dtype
+        (float64 for NumPy, float32 for torch).
+
+    Returns
+    -------
+    (n, m) array of 0s and 1s on the device of ``y``.
+
+    Book: §4.2, one-hot encoding (lines 1606-1618).
+
+    >>> one_hot(np.array([0, 2]), 3).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    xp = array_namespace(y)
+    if isinstance(m, bool):
+        raise ValueError(f"m must be an int >= 1; got {m!r}")
+    try:
+        m = operator.index(m)
+    except TypeError:
+        raise ValueError(f"m must be an int >= 1; got {m!r}") from None
+    if m < 1:
+        raise ValueError(f"m must be an int >= 1; got {m}")
+    if y.ndim != 1:
+        raise ValueError(f"y must have shape (n,); got {tuple(y.shape)}")
+    if not xp.isdtype(y.dtype, "integral"):
+        raise ValueError(f"y must hold integer class labels; got dtype {y.dtype}")
+    if y.shape[0] and (bool(xp.any(y < 0)) or bool(xp.any(y >= m))):
+        raise ValueError(
+            f"labels must lie in 0..{m - 1}; got values from {int(xp.min(y))} "
+            f"to {int(xp.max(y))}"
+        )
+    classes = xp.arange(m, device=device_of(y))
+    mask = y[:, None] == classes[None, :]  # (n, 1) == (1, m) -> (n, m)
+    if dtype is None:
+        dtype = xp.zeros(1, device=device_of(y)).dtype
+    return xp.astype(mask, dtype)
+
+
+def _prepare_0d(x: Any) -> tuple[Any, Any]:
+    """Like :func:`_prepare` for element-wise functions, which also take 0-d input."""
+    if not hasattr(x, "shape") or isinstance(x, np.generic):
+        x = np.asarray(x, dtype=np.float64)
+    xp = array_namespace(x)
+    if not xp.isdtype(x.dtype, "real floating"):
+        raise ValueError(
+            f"expected a real floating-point array; got dtype {x.dtype} "
+            "(convert integers with astype first)"
+        )
+    return x, xp
