@@ -20,7 +20,17 @@ ALL = claims.all_claims()
 #: line ranges of the chapters in shared/book/alice-differentiable-wonderland.txt.
 #: Chapter 1's range starts at the Foreword (lines 12-24), which the chapter-1
 #: digest covers and C1-10 cites.
-CHAPTER_LINES = {"1": (12, 177), "2": (179, 1160)}
+# Book lines of each chapter (the digests' ranges); a claim must cite lines inside them.
+CHAPTER_LINES = {
+    "1": (12, 177),
+    "2": (179, 1160),
+    "3": (1162, 1313),
+    "4": (1314, 2192),
+    "5": (2194, 2660),
+    "6": (2662, 3255),
+    "A": (6851, 7009),
+    "B": (7011, 7087),
+}
 
 ID_PATTERN = re.compile(r"^[CE](\d+|[A-Z])-\d{2}$")
 SECTION_PATTERN = re.compile(r"^(\d+(\.\d+)*|[A-Z](\.\d+)*|Foreword)$")

@@ -8,13 +8,17 @@ package imports neither ipywidgets nor matplotlib.
 
 - :mod:`alice_lab.widgets.gd_momentum`: gradient descent with and without momentum on
   the chapter-2 exercise function (book §2.3.2 and "From theory to practice").
+- :mod:`alice_lab.widgets.sigmoid_step`, :mod:`alice_lab.widgets.staircase`: a sigmoid
+  neuron becoming a step, and the staircase approximation of appendix B.
+- :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
+  uses.
 """
 
 from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("gd_momentum", "static")
+_SUBMODULES = ("gd_momentum", "sigmoid_step", "staircase", "static")
 
 __all__ = list(_SUBMODULES)
 
