@@ -10,6 +10,10 @@ package imports neither ipywidgets nor matplotlib.
   the chapter-2 exercise function (book §2.3.2 and "From theory to practice").
 - :mod:`alice_lab.widgets.sigmoid_step`, :mod:`alice_lab.widgets.staircase`: a sigmoid
   neuron becoming a step, and the staircase approximation of appendix B.
+- chapter 3: :mod:`~alice_lab.widgets.embedding` (pixels versus learned features),
+  :mod:`~alice_lab.widgets.loss_margin`, :mod:`~alice_lab.widgets.mc_risk`,
+  :mod:`~alice_lab.widgets.bayes_coin`; appendix A: :mod:`~alice_lab.widgets.gaussian_pdf`,
+  :mod:`~alice_lab.widgets.mc_convergence`, :mod:`~alice_lab.widgets.kl_divergence`.
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
 """
@@ -18,7 +22,19 @@ from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("gd_momentum", "sigmoid_step", "staircase", "static")
+_SUBMODULES = (
+    "bayes_coin",
+    "embedding",
+    "gaussian_pdf",
+    "gd_momentum",
+    "kl_divergence",
+    "loss_margin",
+    "mc_convergence",
+    "mc_risk",
+    "sigmoid_step",
+    "staircase",
+    "static",
+)
 
 __all__ = list(_SUBMODULES)
 
