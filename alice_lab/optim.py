@@ -428,3 +428,531 @@ def steepest_direction(g: Any) -> Any:
     norm = xp.linalg.vector_norm(g, axis=-1, keepdims=True)
     safe = xp.where(norm > 0, norm, xp.ones_like(norm))
     return xp.where(norm > 0, -g / safe, xp.zeros_like(g))
+
+
+# =====================================================================================
+# Stochastic optimisation (chapter 5): mini-batch SGD over epochs, and data parallelism.
+# Book: §5.3, eq. E.5.8 and Figures F.5.2-F.5.3 (lines 2342-2412).
+# =====================================================================================
+
+__all__ += [
+    "SGDResult",
+    "average_gradients",
+    "data_parallel_grad",
+    "iterations",
+    "run_data_parallel",
+    "sgd",
+    "sgd_step",
+    "tree_leaves",
+    "tree_map",
+]
+
+
+def tree_map(fn: Callable, tree: Any, *rest: Any) -> Any:
+    """Apply ``fn`` leaf by leaf to nests of dicts, lists and tuples of arrays (the
+    parameters of a model), with ``rest`` holding nests of the same structure.
+
+    >>> tree_map(lambda p, g: p - g, {"W": 3.0, "b": [1.0]}, {"W": 1.0, "b": [1.0]})
+    {'W': 2.0, 'b': [0.0]}
+    """
+    if isinstance(tree, dict):
+        for r in rest:
+            if not isinstance(r, dict) or set(r) != set(tree):
+                raise ValueError(
+                    f"trees differ: keys {sorted(tree)} vs "
+                    f"{sorted(r) if isinstance(r, dict) else type(r).__name__}"
+                )
+        return {k: tree_map(fn, tree[k], *(r[k] for r in rest)) for k in tree}
+    if isinstance(tree, (list, tuple)):
+        for r in rest:
+            if not isinstance(r, (list, tuple)) or len(r) != len(tree):
+                raise ValueError(
+                    f"trees differ: a sequence of {len(tree)} vs "
+                    f"{len(r) if isinstance(r, (list, tuple)) else type(r).__name__}"
+                )
+        return type(tree)(
+            tree_map(fn, *items) for items in zip(tree, *rest, strict=True)
+        )
+    return fn(tree, *rest)
+
+
+def tree_leaves(tree: Any) -> list:
+    """The arrays of a nest of dicts, lists and tuples, in a fixed order.
+
+    >>> tree_leaves([{"W": 1, "b": 2}, {"W": 3, "b": 4}])
+    [1, 2, 3, 4]
+    """
+    if isinstance(tree, dict):
+        return [leaf for k in tree for leaf in tree_leaves(tree[k])]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in tree_leaves(item)]
+    return [tree]
+
+
+def iterations(n: int, batch_size: int, epochs: int, *, drop_last: bool = False) -> int:
+    """The number of SGD steps of ``epochs`` passes over ``n`` examples: ``b = n / r``
+    mini-batches per epoch (rounded up, or down with ``drop_last``).
+
+    Book: §5.3, 1000 elements in mini-batches of 20 for 5 epochs: 250 iterations
+    (line 2396).
+
+    >>> iterations(1000, 20, 5)
+    250
+    """
+    n, r, e = (operator.index(v) for v in (n, batch_size, epochs))
+    if n < 0 or r < 1 or e < 0:
+        raise ValueError(
+            f"expected n >= 0, batch_size >= 1, epochs >= 0; got {n}, {r}, {e}"
+        )
+    return e * (n // r if drop_last else -(-n // r))
+
+
+def sgd_step(params: Any, grads: Any, *, lr: float) -> Any:
+    r"""One plain update :math:`\theta \leftarrow \theta - \eta\,\mathbf{g}`, leaf by
+    leaf (new arrays, nothing updated in place).
+
+    >>> sgd_step({"w": np.array([1.0])}, {"w": np.array([2.0])}, lr=0.5)["w"].tolist()
+    [0.0]
+    """
+    lr = _positive_finite(lr, "lr")
+    return tree_map(lambda p, g: p - lr * g, params, grads)
+
+
+@dataclass(frozen=True)
+class SGDResult:
+    """What :func:`sgd` returns.
+
+    Attributes
+    ----------
+    params : the final parameters (same structure and array library as the start).
+    losses : (T,) NumPy array, the mini-batch loss :math:`\\widetilde{L}_t` of every
+        iteration (computed before that iteration's update).
+    epoch_losses : (epochs,) NumPy array, the mean mini-batch loss of each epoch.
+    steps : int, T, the number of updates.
+    """
+
+    params: Any
+    losses: np.ndarray
+    epoch_losses: np.ndarray
+    steps: int
+
+
+def sgd(
+    value_and_grad: Callable[[Any, Any, Any], tuple[Any, Any]],
+    params: Any,
+    X: Any,
+    y: Any,
+    *,
+    lr: float,
+    batch_size: int,
+    epochs: int,
+    seed: int | None,
+    drop_last: bool = False,
+    momentum: float = 0.0,
+    progress: bool = False,
+    callback: Callable[[int, Any, float], None] | None = None,
+) -> SGDResult:
+    r"""Mini-batch stochastic gradient descent, the book's way: shuffle, slice the data
+    into consecutive mini-batches of r examples, take one gradient step per
+    mini-batch, and start again with a new shuffle at every epoch.
+
+    The loss of a mini-batch :math:`\mathcal{B}_t` (eq. E.5.8) is
+    :math:`\widetilde{L}_t = \frac{1}{r}\sum_{i \in \mathcal{B}_t} l(y_i, f(x_i))`, an
+    unbiased estimate of the full loss; ``value_and_grad`` computes it and its
+    gradient. Epoch ``e`` (0-based) is shuffled by
+    ``alice_lab.data.batches(X, y, batch_size, seed=seed + e, drop_last=drop_last)``
+    (``seed=None``: no shuffling).
+
+    Parameters
+    ----------
+    value_and_grad : ``(params, X_b, y_b) -> (loss, grads)``, ``grads`` shaped like
+        ``params`` (e.g. :func:`alice_lab.layers.mlp_value_and_grad`, or
+        ``jax.value_and_grad(loss)``).
+    params : a nest of dicts/lists of arrays (NumPy, torch or JAX).
+    X : (n, c) array; y : (n,) array, same library as ``params``.
+    lr : float > 0, :math:`\eta`. momentum : float in [0, 1), the book's momentum.
+    batch_size : int, r. epochs : int >= 0. seed : int or None.
+    drop_last : skip the last, smaller mini-batch of each epoch.
+    callback : called as ``callback(step, params, loss)`` after every update.
+
+    Returns
+    -------
+    SGDResult with ``params``, ``losses (T,)``, ``epoch_losses (epochs,)``, ``steps``.
+
+    Book: §5.3, eq. E.5.8 and the three-step recipe (lines 2342-2362).
+
+    >>> from alice_lab.layers import mlp_init, mlp_value_and_grad
+    >>> X, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> res = sgd(mlp_value_and_grad, mlp_init([4, 2], seed=0), X, y, lr=0.1,
+    ...           batch_size=2, epochs=3, seed=0)
+    >>> res.steps, res.losses.shape
+    (6, (6,))
+    """
+    from alice_lab.data import batches
+
+    lr, lam, _, _ = _check_hyper(lr, momentum, 0, None)
+    epochs = operator.index(epochs)
+    if epochs < 0:
+        raise ValueError(f"epochs must be an int >= 0; got {epochs}")
+    velocity = None
+    losses, epoch_losses, step = [], [], 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=epochs, desc="SGD epochs", leave=False)
+    for epoch in range(epochs):
+        epoch_seed = None if seed is None else seed + epoch
+        first = len(losses)
+        for Xb, yb in batches(X, y, batch_size, seed=epoch_seed, drop_last=drop_last):
+            value, grads = value_and_grad(params, Xb, yb)
+            if lam == 0.0:
+                params = tree_map(lambda p, g: p - lr * g, params, grads)
+            else:
+                velocity = (
+                    tree_map(lambda g: -lr * g, grads)
+                    if velocity is None
+                    else tree_map(lambda v, g: -lr * g + lam * v, velocity, grads)
+                )
+                params = tree_map(lambda p, v: p + v, params, velocity)
+            value = float(to_numpy(value))
+            if not math.isfinite(value):
+                raise DivergenceError(
+                    f"SGD diverged at step {step + 1} (epoch {epoch + 1}): the "
+                    f"mini-batch loss is {value}. Lower lr={lr:g}.",
+                    step=step + 1,
+                    last_x=np.asarray([]),
+                )
+            losses.append(value)
+            step += 1
+            if callback is not None:
+                callback(step, params, value)
+        epoch_losses.append(
+            float(np.mean(losses[first:])) if losses[first:] else np.nan
+        )
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return SGDResult(params, np.asarray(losses), np.asarray(epoch_losses), step)
+
+
+def average_gradients(grads: list[Any], weights: list[float] | None = None):
+    r"""The weighted average :math:`\sum_k w_k\,\mathbf{g}_k / \sum_k w_k` of several
+    gradients of the same structure (equal weights by default): what the devices of a
+    data-parallel run agree on before they all take the same step.
+
+    >>> g1, g2 = {"w": np.array([1.0])}, {"w": np.array([3.0])}
+    >>> average_gradients([g1, g2])["w"].tolist()
+    [2.0]
+    """
+    grads = list(grads)
+    if not grads:
+        raise ValueError("average_gradients needs at least one gradient")
+    w = [1.0] * len(grads) if weights is None else [float(v) for v in weights]
+    if len(w) != len(grads) or any(v < 0 for v in w) or sum(w) <= 0:
+        raise ValueError(
+            f"weights must be {len(grads)} non-negative numbers with a positive sum; "
+            f"got {weights!r}"
+        )
+    total = sum(w)
+    return tree_map(
+        lambda *gs: sum((wk / total) * g for wk, g in zip(w, gs, strict=True)), *grads
+    )
+
+
+def data_parallel_grad(
+    value_and_grad: Callable[[Any, Any, Any], tuple[Any, Any]],
+    params: Any,
+    shards: list[tuple[Any, Any]],
+) -> tuple[Any, Any]:
+    r"""Data parallelism simulated on one device: every "device" k holds a copy of the
+    parameters and one shard :math:`(\mathbf{X}_k, \mathbf{y}_k)` of the mini-batch,
+    computes its mean loss and gradient, and the gradients are averaged with weights
+    :math:`r_k / r` (the shard sizes). Because the gradient is linear, this equals the
+    gradient of the mean loss on the concatenated mini-batch, for shards of any size.
+
+    Parameters
+    ----------
+    value_and_grad : ``(params, X_k, y_k) -> (loss, grads)`` with a mean-reduced loss.
+    shards : a list of ``(X_k (r_k, c), y_k (r_k,))``.
+
+    Returns
+    -------
+    ``(loss, grads)`` of the whole mini-batch.
+
+    Book: §5.3, Figure F.5.3 and data parallelism (lines 2398-2412).
+
+    >>> def vg(w, X, y):  # mean squared error of a linear model and its gradient
+    ...     return float(np.mean((X @ w - y) ** 2)), 2 * X.T @ (X @ w - y) / len(y)
+    >>> X, y = np.arange(6.0).reshape(3, 2), np.ones(3)
+    >>> _, g = data_parallel_grad(vg, np.zeros(2), [(X[:1], y[:1]), (X[1:], y[1:])])
+    >>> np.allclose(g, vg(np.zeros(2), X, y)[1])
+    True
+    """
+    shards = list(shards)
+    if not shards:
+        raise ValueError("data_parallel_grad needs at least one shard")
+    sizes = [int(Xk.shape[0]) for Xk, _ in shards]
+    if min(sizes) < 1:
+        raise ValueError(f"every shard needs at least one example; sizes {sizes}")
+    out = [value_and_grad(params, Xk, yk) for Xk, yk in shards]
+    values, grads = [v for v, _ in out], [g for _, g in out]
+    loss = sum(r * float(to_numpy(v)) for r, v in zip(sizes, values, strict=True))
+    loss = loss / sum(sizes)
+    return loss, average_gradients(grads, sizes)
+
+
+# --- torch.distributed on the CPU: one process per "device" ---------------------------
+
+_CHILD = (
+    "import sys; from alice_lab.optim import _data_parallel_child as child; "
+    "sys.exit(child(sys.argv[1], int(sys.argv[2])))"
+)
+
+
+def _ship(fn: Any) -> Any:
+    """A function as ("ref", module, qualname) when the child can import it, else as
+    ("source", text, name); anything else is passed through (pickled)."""
+    import importlib
+    import inspect
+    import textwrap
+    import types
+
+    if not isinstance(fn, types.FunctionType):
+        return ("value", fn)
+    module, qualname = fn.__module__, fn.__qualname__
+    if module != "__main__" and "<locals>" not in qualname:
+        try:
+            obj = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+            if obj is fn:
+                return ("ref", module, qualname)
+        except (ImportError, AttributeError):
+            pass
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        raise ValueError(
+            f"cannot send {fn.__name__!r} to another process: define it at the top "
+            "level of a module or of a notebook cell"
+        ) from None
+    return ("source", source, fn.__name__)
+
+
+def _unship(item: Any) -> Any:
+    kind = item[0]
+    if kind == "value":
+        return item[1]
+    if kind == "ref":
+        import importlib
+
+        obj = importlib.import_module(item[1])
+        for part in item[2].split("."):
+            obj = getattr(obj, part)
+        return obj
+    import torch
+
+    namespace = {
+        "__name__": "__alice_worker__",
+        "np": np,
+        "torch": torch,
+        "nn": torch.nn,
+        "F": torch.nn.functional,
+        "dist": torch.distributed,
+    }
+    exec(compile(item[1], f"<worker {item[2]}>", "exec"), namespace)  # noqa: S102
+    return namespace[item[2]]
+
+
+def _data_parallel_child(job_path: str, rank: int) -> int:
+    """Entry point of one worker process of :func:`run_data_parallel`."""
+    import datetime
+    import pickle
+    import time
+    import traceback
+    from pathlib import Path
+
+    def failure(
+        err: BaseException,
+    ) -> tuple:  # stamped: the earliest error is the cause
+        tb = traceback.format_exc()
+        return ("error", type(err).__name__, str(err), tb, time.time())
+
+    out = Path(job_path).with_name(f"rank{rank}.pkl")
+    try:
+        with open(job_path, "rb") as fh:
+            job = pickle.load(fh)  # noqa: S301 - written by our parent process
+        import sys
+
+        sys.path[:0] = [p for p in job["sys_path"] if p not in sys.path]
+        import torch.distributed as dist
+
+        dist.init_process_group(
+            "gloo",
+            init_method=f"tcp://127.0.0.1:{job['port']}",
+            rank=rank,
+            world_size=job["world_size"],
+            timeout=datetime.timedelta(seconds=job["timeout"]),
+        )
+        try:
+            worker = _unship(job["worker"])
+            args = [_unship(a) for a in job["args"]]
+            result = ("ok", worker(rank, job["world_size"], *args))
+        except BaseException as err:  # noqa: BLE001 - reported to the parent
+            result = failure(err)  # before the group goes down and the others fail
+        finally:
+            dist.destroy_process_group()
+    except BaseException as err:  # noqa: BLE001 - reported to the parent
+        result = failure(err)
+    code = 0 if result[0] == "ok" else 1
+    with open(out, "wb") as fh:
+        pickle.dump(result, fh)
+    return code
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_data_parallel(
+    worker: Callable[..., Any],
+    *args: Any,
+    world_size: int = 2,
+    timeout: float = 120.0,
+) -> list[Any]:
+    """Run ``worker(rank, world_size, *args)`` in ``world_size`` fresh Python processes
+    joined in a ``torch.distributed`` process group (gloo backend, TCP on 127.0.0.1),
+    and return what each rank returned, in rank order.
+
+    This is data parallelism on one CPU: each process plays one machine of Figure F.5.3
+    and can call ``torch.distributed.all_reduce`` to sum tensors across all of them.
+    It never hangs: past ``timeout`` seconds every process is killed and
+    ``TimeoutError`` raised; when one rank fails the others are stopped and its error
+    is raised here (``NotImplementedError`` as such, anything else as
+    ``RuntimeError`` with the child's traceback).
+
+    ``worker`` and any function among ``args`` travel by reference when they can be
+    imported, else by source: a function written in a notebook cell is re-executed in
+    the child, where ``np``, ``torch``, ``nn``, ``F`` (``torch.nn.functional``) and
+    ``dist`` (``torch.distributed``) are defined; it must import anything else itself.
+    Other arguments and the return values must pickle (NumPy arrays do).
+
+    Book: §5.3, data parallelism (lines 2398-2412).
+    """
+    import pickle
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    world_size = operator.index(world_size)
+    if world_size < 1:
+        raise ValueError(f"world_size must be an int >= 1; got {world_size}")
+    timeout = _positive_finite(timeout, "timeout")
+    job = {
+        "worker": _ship(worker),
+        "args": [_ship(a) for a in args],
+        "world_size": world_size,
+        "timeout": timeout,
+        "sys_path": list(sys.path),  # what the parent imports, the child can import
+    }
+    with tempfile.TemporaryDirectory(prefix="alice_ddp_") as tmp:
+        for attempt in range(3):  # a port can be taken between probing and binding
+            job["port"] = _free_port()
+            job_path = Path(tmp) / "job.pkl"
+            job_path.write_bytes(pickle.dumps(job))
+            for old in Path(tmp).glob("rank*.pkl"):
+                old.unlink()
+            results, logs, order = _launch(job_path, world_size, timeout)
+            errors = [r for r in results if r is None or r[0] == "error"]
+            in_use = any(r and "Address already in use" in r[2] for r in errors)
+            if not (in_use and attempt < 2):
+                break
+    # the earliest error is the cause (the others failed waiting for that rank); a
+    # rank without a result was stopped, or crashed without reporting
+    failed = [k for k, r in enumerate(results) if r is None or r[0] != "ok"]
+    if failed:
+        k = min(
+            failed, key=lambda k: (results[k] is None, results[k] and results[k][4], k)
+        )
+        rank, r = order[k], results[k]
+        if r is None:
+            raise RuntimeError(
+                f"rank {rank} of run_data_parallel exited without a result:\n{logs[k]}"
+            )
+        if r[1] == "NotImplementedError":
+            raise NotImplementedError(r[2])
+        raise RuntimeError(f"rank {rank} raised {r[1]}: {r[2]}\n{r[3]}")
+    return [r[1] for _, r in sorted(zip(order, results, strict=True))]
+
+
+def _launch(job_path: Any, world_size: int, timeout: float) -> tuple[list, list, list]:
+    """Start the ranks, wait for all of them (killing the rest when one fails or the
+    time is up), and read back their results and logs in the order the ranks exited
+    (with that order)."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", OMP_NUM_THREADS="1")
+    if sys.platform.startswith("linux"):
+        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    logs_dir = job_path.parent
+    procs = []
+    for rank in range(world_size):
+        log = open(logs_dir / f"rank{rank}.log", "wb")  # noqa: SIM115
+        procs.append(
+            (
+                subprocess.Popen(
+                    [sys.executable, "-c", _CHILD, str(job_path), str(rank)],
+                    env=dict(env, RANK=str(rank), WORLD_SIZE=str(world_size)),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    cwd=str(logs_dir),
+                ),
+                log,
+            )
+        )
+    deadline = time.monotonic() + timeout
+    timed_out, order = False, []  # ranks in the order they exited
+    try:
+        while len(order) < world_size:
+            order += [
+                r
+                for r, (p, _) in enumerate(procs)
+                if p.poll() is not None and r not in order
+            ]
+            if any(procs[r][0].returncode != 0 for r in order):
+                break  # one rank failed: the others may wait forever in a collective
+            if time.monotonic() > deadline:
+                timed_out = True
+                break
+            time.sleep(0.02)
+    finally:
+        for p, log in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            log.close()
+    logs = [
+        (logs_dir / f"rank{r}.log").read_text(errors="replace")[-4000:]
+        for r in range(world_size)
+    ]
+    if timed_out:
+        raise TimeoutError(
+            f"run_data_parallel: the {world_size} processes did not finish within "
+            f"{timeout:g} s and were stopped. Last output of rank 0:\n{logs[0]}"
+        )
+    results = []
+    for rank in range(world_size):
+        path = logs_dir / f"rank{rank}.pkl"
+        results.append(pickle.loads(path.read_bytes()) if path.exists() else None)  # noqa: S301
+    order += [r for r in range(world_size) if r not in order]
+    return [results[r] for r in order], [logs[r] for r in order], order

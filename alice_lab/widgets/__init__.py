@@ -14,6 +14,8 @@ package imports neither ipywidgets nor matplotlib.
   :mod:`~alice_lab.widgets.loss_margin`, :mod:`~alice_lab.widgets.mc_risk`,
   :mod:`~alice_lab.widgets.bayes_coin`; appendix A: :mod:`~alice_lab.widgets.gaussian_pdf`,
   :mod:`~alice_lab.widgets.mc_convergence`, :mod:`~alice_lab.widgets.kl_divergence`.
+- chapter 5: :mod:`~alice_lab.widgets.xor_playground`,
+  :mod:`~alice_lab.widgets.activation_gallery`, :mod:`~alice_lab.widgets.minibatch_sgd`.
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import importlib
 
 _SUBMODULES = (
+    "activation_gallery",
     "bayes_coin",
     "embedding",
     "gaussian_pdf",
@@ -31,9 +34,11 @@ _SUBMODULES = (
     "loss_margin",
     "mc_convergence",
     "mc_risk",
+    "minibatch_sgd",
     "sigmoid_step",
     "staircase",
     "static",
+    "xor_playground",
 )
 
 __all__ = list(_SUBMODULES)
