@@ -37,9 +37,11 @@ book: setup
 
 # The notebooks run under nbval (--nbval-lax: every cell must run; the asserts are in
 # the cells); --dist loadfile keeps each notebook's cells on one kernel.
+# `make test` builds the quick copy of the site (ALICE_FAST=1, _build/fast) for the
+# browser test; `make book` builds the full one.
 test: setup
-	$(PY) tools/build_book.py
-	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests book
+	$(PY) tools/build_book.py --fast
+	ALICE_SITE=_build/fast/_build/html ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests book
 
 test-fast: $(STAMP)
 	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax -m "not browser" tests book

@@ -9,6 +9,7 @@ _build/screenshots/ for people to look at.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+# `make test` points ALICE_SITE at the quick copy of the site it builds.
+HTML = ROOT / os.environ.get("ALICE_SITE", "_build/html")
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -43,7 +45,7 @@ def browser_page(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     assert (HTML / "index.html").exists(), (
-        "the site is not built: run `make book` first"
+        f"no site at {HTML}: run `make book` (or `make test`) first"
     )
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as pw:
@@ -141,7 +143,7 @@ def test_claims_page_lists_every_claim_as_holding(browser_page):
 def test_no_built_page_loads_anything_from_the_network():
     """Scripts, stylesheets and images of every page come from the site itself."""
     assert (HTML / "index.html").exists(), (
-        "the site is not built: run `make book` first"
+        f"no site at {HTML}: run `make book` (or `make test`) first"
     )
     remote = re.compile(
         r"<(?:script|img|iframe)[^>]*\ssrc=\"(https?://[^\"]+)\"|<link[^>]*\shref=\"(https?://[^\"]+)\"[^>]*rel=\"stylesheet\"|<link[^>]*rel=\"stylesheet\"[^>]*\shref=\"(https?://[^\"]+)\""
