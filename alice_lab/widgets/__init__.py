@@ -16,6 +16,9 @@ package imports neither ipywidgets nor matplotlib.
   :mod:`~alice_lab.widgets.mc_convergence`, :mod:`~alice_lab.widgets.kl_divergence`.
 - chapter 5: :mod:`~alice_lab.widgets.xor_playground`,
   :mod:`~alice_lab.widgets.activation_gallery`, :mod:`~alice_lab.widgets.minibatch_sgd`.
+- chapter 6: :mod:`~alice_lab.widgets.fd_step` (§6.1.2), :mod:`~alice_lab.widgets.ad_modes`
+  (§6.2-6.3), :mod:`~alice_lab.widgets.graph_viewer` (§6.4.2, F.6.1),
+  :mod:`~alice_lab.widgets.vanishing` (§6.4.3).
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
 """
@@ -26,10 +29,13 @@ import importlib
 
 _SUBMODULES = (
     "activation_gallery",
+    "ad_modes",
     "bayes_coin",
     "embedding",
+    "fd_step",
     "gaussian_pdf",
     "gd_momentum",
+    "graph_viewer",
     "kl_divergence",
     "loss_margin",
     "mc_convergence",
@@ -38,6 +44,7 @@ _SUBMODULES = (
     "sigmoid_step",
     "staircase",
     "static",
+    "vanishing",
     "xor_playground",
 )
 
