@@ -284,6 +284,17 @@ def _check_probs(p: Any, name: str, xp: Any) -> None:
         )
 
 
+def _check_simplex_rows(p: Any, xp: Any) -> None:
+    """Each row of the (n, m) probabilities sums to 1 (to 100 ulp, at least 1e-6)."""
+    tol = max(1e-6, 100 * float(xp.finfo(p.dtype).eps))
+    rows = xp.sum(p, axis=-1)
+    if not bool(xp.all(xp.abs(rows - 1) <= tol)):
+        raise ValueError(
+            "probs must have rows in the simplex (summing to 1); got row sums from "
+            f"{float(xp.min(rows))} to {float(xp.max(rows))}"
+        )
+
+
 def _check_scores(scores: Any, name: str, xp: Any) -> tuple[int, int]:
     if scores.ndim != 2:
         raise ValueError(f"{name} must have shape (n, m); got {tuple(scores.shape)}")
@@ -330,7 +341,7 @@ def _label_mask(labels: Any, n: int, m: int, xp: Any, like: Any) -> Any:
 
 def _pick(values: Any, Y: Any, xp: Any) -> Any:
     """Row-wise :math:`\\sum_j Y_{ij} v_{ij}` with 0 * (-inf) counted as 0."""
-    return xp.sum(xp.where(Y > 0, Y * values, xp.zeros_like(values)), axis=-1)
+    return xp.sum(Y * xp.where(Y > 0, values, xp.zeros_like(values)), axis=-1)
 
 
 def cross_entropy_onehot(logits: Any, targets: Any, *, reduction: str = "mean") -> Any:
@@ -380,7 +391,7 @@ def cross_entropy_probs(probs: Any, labels: Any, *, reduction: str = "mean") -> 
 
     Parameters
     ----------
-    probs : (n, m) array with entries in [0, 1]; labels : (n,) int or (n, m) one-hot.
+    probs : (n, m) array, rows in the simplex; labels : (n,) int or (n, m) one-hot.
 
     Book: §4.2.2, eqs. ``cross_entropy`` and ``ce_single_term`` (lines 1810-1830).
 
@@ -392,6 +403,7 @@ def cross_entropy_probs(probs: Any, labels: Any, *, reduction: str = "mean") -> 
     xp = array_namespace(probs, labels)
     n, m = _check_scores(probs, "probs", xp)
     _check_probs(probs, "probs", xp)
+    _check_simplex_rows(probs, xp)
     Y = _label_mask(labels, n, m, xp, probs)
     with np.errstate(divide="ignore"):
         logp = xp.log(probs)
@@ -500,7 +512,8 @@ def brier_score(probs: Any, labels: Any, *, reduction: str = "mean") -> Any:
 
     Parameters
     ----------
-    probs : (n, m) probabilities; labels : (n,) int in 0..m-1 or (n, m) one-hot.
+    probs : (n, m) probabilities, rows summing to 1; labels : (n,) int in 0..m-1 or
+        (n, m) one-hot.
 
     Book: §4.2, the Brier score (line 1620).
 
@@ -511,6 +524,7 @@ def brier_score(probs: Any, labels: Any, *, reduction: str = "mean") -> Any:
     xp = array_namespace(probs, labels)
     n, m = _check_scores(probs, "probs", xp)
     _check_probs(probs, "probs", xp)
+    _check_simplex_rows(probs, xp)
     Y = _label_mask(labels, n, m, xp, probs)
     v = xp.sum((probs - Y) ** 2, axis=-1)
     return _reduce(v, _check_reduction(reduction), xp)

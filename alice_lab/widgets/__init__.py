@@ -14,6 +14,8 @@ package imports neither ipywidgets nor matplotlib.
   :mod:`~alice_lab.widgets.loss_margin`, :mod:`~alice_lab.widgets.mc_risk`,
   :mod:`~alice_lab.widgets.bayes_coin`; appendix A: :mod:`~alice_lab.widgets.gaussian_pdf`,
   :mod:`~alice_lab.widgets.mc_convergence`, :mod:`~alice_lab.widgets.kl_divergence`.
+- chapter 4: :mod:`~alice_lab.widgets.softmax_temperature`,
+  :mod:`~alice_lab.widgets.reliability`.
 - chapter 5: :mod:`~alice_lab.widgets.xor_playground`,
   :mod:`~alice_lab.widgets.activation_gallery`, :mod:`~alice_lab.widgets.minibatch_sgd`.
 - chapter 6: :mod:`~alice_lab.widgets.fd_step` (§6.1.2), :mod:`~alice_lab.widgets.ad_modes`
@@ -40,8 +42,10 @@ _SUBMODULES = (
     "loss_margin",
     "mc_convergence",
     "mc_risk",
+    "reliability",
     "minibatch_sgd",
     "sigmoid_step",
+    "softmax_temperature",
     "staircase",
     "static",
     "vanishing",
