@@ -533,7 +533,8 @@ def brier_score(probs: Any, labels: Any, *, reduction: str = "mean") -> Any:
 # --- chapter 3: losses of binary classification with labels in {-1, +1} --------------
 #
 # Book: §3.2, "On the differentiability of the loss" (lines 1216-1222). Each function
-# works elementwise on targets ``y`` and predictions ``y_hat`` of the same shape, e.g.
+# works elementwise on predictions ``y_hat`` and targets ``y`` (prediction first, like
+# every loss here) of the same shape, e.g.
 # ``(n,)``, and returns per-sample values of that shape (average them for a risk).
 
 __all__ += ["hinge", "hinge_grad", "margin", "zero_one"]
@@ -560,14 +561,14 @@ def _pm1_pair(y: Any, y_hat: Any, what: str) -> tuple[Any, Any, Any]:
     return xp, xp.astype(y, y_hat.dtype), y_hat
 
 
-def margin(y: Any, y_hat: Any) -> Any:
+def margin(y_hat: Any, y: Any) -> Any:
     r"""The margin :math:`y\hat{y}`: positive when the sign of the prediction agrees
     with the label, negative when it does not, and continuous in :math:`\hat{y}`.
 
     Parameters
     ----------
-    y : (n,) array of labels in {-1, +1} (integer or floating).
     y_hat : (n,) real floating array, the model's real-valued outputs.
+    y : (n,) array of labels in {-1, +1} (integer or floating).
 
     Returns
     -------
@@ -576,14 +577,14 @@ def margin(y: Any, y_hat: Any) -> Any:
     Book: §3.2, the margin (line 1222).
 
     >>> import numpy as np
-    >>> margin(np.array([1, -1]), np.array([0.5, 0.5])).tolist()
+    >>> margin(np.array([0.5, 0.5]), np.array([1, -1])).tolist()
     [0.5, -0.5]
     """
     _, y, y_hat = _pm1_pair(y, y_hat, "margin")
     return y * y_hat
 
 
-def zero_one(y: Any, y_hat: Any) -> Any:
+def zero_one(y_hat: Any, y: Any) -> Any:
     r"""The 0/1 loss of eq. E.3.3: 0 when :math:`\mathrm{sign}(\hat{y}) = y`, else 1.
 
     :math:`\mathrm{sign}(0) = 0` matches neither label, so a prediction of exactly 0
@@ -593,7 +594,7 @@ def zero_one(y: Any, y_hat: Any) -> Any:
 
     Parameters
     ----------
-    y : (n,) array of labels in {-1, +1}; y_hat : (n,) real floating array.
+    y_hat : (n,) real floating array; y : (n,) array of labels in {-1, +1}.
 
     Returns
     -------
@@ -602,7 +603,7 @@ def zero_one(y: Any, y_hat: Any) -> Any:
     Book: §3.2, eq. E.3.3 (lines 1218-1220).
 
     >>> import numpy as np
-    >>> zero_one(np.array([1, -1, 1]), np.array([2.0, 0.3, 0.0])).tolist()
+    >>> zero_one(np.array([2.0, 0.3, 0.0]), np.array([1, -1, 1])).tolist()
     [0.0, 1.0, 1.0]
     """
     xp, y, y_hat = _pm1_pair(y, y_hat, "zero_one")
@@ -610,14 +611,14 @@ def zero_one(y: Any, y_hat: Any) -> Any:
     return xp.where(wrong, xp.ones_like(y_hat), xp.zeros_like(y_hat))
 
 
-def hinge(y: Any, y_hat: Any) -> Any:
+def hinge(y_hat: Any, y: Any) -> Any:
     r"""The hinge loss :math:`\max(0, 1 - y\hat{y})`, used to train support vector
     machines: 0 once the margin reaches 1, growing linearly below. It is a convex upper
     bound of the 0/1 loss.
 
     Parameters
     ----------
-    y : (n,) array of labels in {-1, +1}; y_hat : (n,) real floating array.
+    y_hat : (n,) real floating array; y : (n,) array of labels in {-1, +1}.
 
     Returns
     -------
@@ -626,7 +627,7 @@ def hinge(y: Any, y_hat: Any) -> Any:
     Book: §3.2, the hinge loss (line 1222).
 
     >>> import numpy as np
-    >>> hinge(np.array([1, 1, -1]), np.array([2.0, 0.25, 0.5])).tolist()
+    >>> hinge(np.array([2.0, 0.25, 0.5]), np.array([1, 1, -1])).tolist()
     [0.0, 0.75, 1.5]
     """
     xp, y, y_hat = _pm1_pair(y, y_hat, "hinge")
@@ -634,7 +635,7 @@ def hinge(y: Any, y_hat: Any) -> Any:
     return xp.where(m < 1, 1 - m, xp.zeros_like(m))
 
 
-def hinge_grad(y: Any, y_hat: Any) -> Any:
+def hinge_grad(y_hat: Any, y: Any) -> Any:
     r"""A subgradient of the hinge loss with respect to :math:`\hat{y}`:
     :math:`-y` where the margin :math:`y\hat{y} < 1`, and 0 where it is :math:`\ge 1`.
 
@@ -643,7 +644,7 @@ def hinge_grad(y: Any, y_hat: Any) -> Any:
 
     Parameters
     ----------
-    y : (n,) array of labels in {-1, +1}; y_hat : (n,) real floating array.
+    y_hat : (n,) real floating array; y : (n,) array of labels in {-1, +1}.
 
     Returns
     -------
@@ -652,7 +653,7 @@ def hinge_grad(y: Any, y_hat: Any) -> Any:
     Book: §3.2, the hinge loss (line 1222).
 
     >>> import numpy as np
-    >>> hinge_grad(np.array([1, -1, 1]), np.array([0.0, 0.0, 1.0])).tolist()
+    >>> hinge_grad(np.array([0.0, 0.0, 1.0]), np.array([1, -1, 1])).tolist()
     [-1.0, 1.0, 0.0]
     """
     xp, y, y_hat = _pm1_pair(y, y_hat, "hinge_grad")

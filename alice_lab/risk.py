@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab import losses
 from alice_lab.backend import array_namespace, device_of, to_numpy
 from alice_lab.probability import MCEstimate, mc_expectation
 
@@ -59,20 +60,22 @@ def _same_shape(y: Any, y_hat: Any, what: str) -> Any:
     return xp
 
 
-def squared_loss(y: Any, y_hat: Any) -> Any:
-    r"""Per-sample squared loss :math:`(y - \hat{y})^2`: y, y_hat (n,) -> (n,).
+def squared_loss(y_hat: Any, y: Any) -> Any:
+    r"""Per-sample squared loss :math:`(\hat{y} - y)^2`: y_hat, y (n,) -> (n,).
 
-    >>> squared_loss(np.array([1.0, 2.0]), np.array([0.0, 2.5])).tolist()
+    The same as ``alice_lab.losses.squared_loss(y_hat, y, reduction="none")``; every
+    loss here takes the prediction first, as in :mod:`alice_lab.losses`.
+
+    >>> squared_loss(np.array([0.0, 2.5]), np.array([1.0, 2.0])).tolist()
     [1.0, 0.25]
     """
-    _same_shape(y, y_hat, "squared_loss")
-    return (y - y_hat) ** 2
+    return losses.squared_loss(y_hat, y, reduction="none")
 
 
-def squared_loss_grad(y: Any, y_hat: Any) -> Any:
+def squared_loss_grad(y_hat: Any, y: Any) -> Any:
     r""":math:`\partial l / \partial\hat{y} = 2(\hat{y} - y)`: (n,), (n,) -> (n,).
 
-    >>> squared_loss_grad(np.array([1.0]), np.array([0.0])).tolist()
+    >>> squared_loss_grad(np.array([0.0]), np.array([1.0])).tolist()
     [-2.0]
     """
     _same_shape(y, y_hat, "squared_loss_grad")
@@ -106,7 +109,7 @@ def empirical_risk(loss: Loss, f: Callable[[Any], Any], X: Any, y: Any) -> Any:
 
     Parameters
     ----------
-    loss : per-sample loss, ``loss(y, y_hat)`` (n,), (n,) -> (n,).
+    loss : per-sample loss, ``loss(y_hat, y)`` (n,), (n,) -> (n,) (prediction first).
     f : the model on a batch, ``f(X)`` -> (n,).
     X : (n, ...) inputs; y : (n,) targets.
 
@@ -126,7 +129,7 @@ def empirical_risk(loss: Loss, f: Callable[[Any], Any], X: Any, y: Any) -> Any:
         raise ValueError(
             f"f(X) must have the shape of y {tuple(y.shape)}; got {tuple(y_hat.shape)}"
         )
-    per_sample = loss(y, y_hat)
+    per_sample = loss(y_hat, y)
     xp = array_namespace(per_sample)
     return xp.mean(per_sample)
 
@@ -146,7 +149,7 @@ def erm_gd(
 
     Parameters
     ----------
-    loss_grad : ``loss_grad(y, y_hat)`` (n,), (n,) -> (n,).
+    loss_grad : ``loss_grad(y_hat, y)`` (n,), (n,) -> (n,) (prediction first).
     X : (n, c); y : (n,); w0 : (c,) starting weights.
     lr, steps, tol : as in :func:`alice_lab.optim.gradient_descent`.
 
@@ -170,7 +173,7 @@ def erm_gd(
         )
 
     def grad(w):
-        return (X.T @ loss_grad(y, X @ w)) / n  # (c, n) @ (n,) -> (c,)
+        return (X.T @ loss_grad(X @ w, y)) / n  # (c, n) @ (n,) -> (c,)
 
     return gradient_descent(grad, w0, lr=lr, steps=steps, tol=tol)
 
@@ -255,8 +258,8 @@ def expected_risk_mc(
     """
     X, y = sampler(int(n), rng)
     _check_Xy(X, y)
-    losses = loss(y, f(X))
-    return mc_expectation(lambda v: v, losses)
+    per_sample = loss(f(X), y)
+    return mc_expectation(lambda v: v, per_sample)
 
 
 def generalization_gap(

@@ -275,7 +275,7 @@ res = risk.erm_gd(risk.squared_loss_grad, Xr, yr, np.zeros(3), lr=0.2, steps=500
 print("w by gradient descent on the empirical risk:", np.round(res.x, 6))
 print("w by numpy.linalg.lstsq:                    ", np.round(np.linalg.lstsq(Xr, yr, rcond=None)[0], 6))
 print(f"empirical risk at w*: {float(risk.empirical_risk(risk.squared_loss, risk.linear_model(res.x), Xr, yr)):.5f}")
-print("squared loss of predictions approaching y = 1.5:", np.round(risk.squared_loss(np.full(4, 1.5), np.array([-1.0, 0.0, 1.0, 1.5])), 3))
+print("squared loss of predictions approaching y = 1.5:", np.round(risk.squared_loss(np.array([-1.0, 0.0, 1.0, 1.5]), np.full(4, 1.5)), 3))
 verify("C3-06", "C3-07")
 
 # %% [markdown]
@@ -299,10 +299,10 @@ Xb, yb01 = make_blobs(200, centers=2, cluster_std=1.5, seed=3)
 yb = 2.0 * yb01 - 1.0  # labels in {-1, +1}
 Ab = np.c_[Xb, np.ones(len(Xb))]  # a bias feature
 w_init = np.array([1.0, 1.0, 0.0])
-stuck = risk.erm_gd(lambda y, yh: 0.0 * yh, Ab, yb, w_init, lr=0.1, steps=200)  # 0/1: l' = 0
+stuck = risk.erm_gd(lambda yh, y: 0.0 * yh, Ab, yb, w_init, lr=0.1, steps=200)  # 0/1: l' = 0
 trained = risk.erm_gd(hinge_grad, Ab, yb, w_init, lr=0.1, steps=200)
 for name, r in (("0/1 loss", stuck), ("hinge loss", trained)):
-    print(f"{name:>10}: w = {np.round(r.x, 3)}, training error = {np.mean(zero_one(yb, Ab @ r.x)):.3f}")
+    print(f"{name:>10}: w = {np.round(r.x, 3)}, training error = {np.mean(zero_one(Ab @ r.x, yb)):.3f}")
 
 fig, ax = plt.subplots(figsize=(5, 4))
 ax.scatter(Xb[:, 0], Xb[:, 1], c=yb, cmap="coolwarm", s=10)
@@ -316,9 +316,9 @@ plt.show()
 
 m = np.linspace(-3, 3, 7)
 print("margins      ", m)
-print("0/1 loss     ", zero_one(np.ones(7), m))
-print("hinge loss   ", hinge(np.ones(7), m))
-print("margin(y=-1) ", margin(-np.ones(7), m))
+print("0/1 loss     ", zero_one(m, np.ones(7)))
+print("hinge loss   ", hinge(m, np.ones(7)))
+print("margin(y=-1) ", margin(m, -np.ones(7)))
 verify("C3-08", "C3-09")
 
 # %% [markdown]

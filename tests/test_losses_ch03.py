@@ -33,7 +33,7 @@ def test_parity_across_backends(backend, data):
     }
     Y, Yh = backend.asarray(y), backend.asarray(y_hat)
     for fn, ref in want.items():
-        out = fn(Y, Yh)
+        out = fn(Yh, Y)
         assert type(out) is type(Yh), fn.__name__
         np.testing.assert_array_equal(backend.to_numpy(out), ref, err_msg=fn.__name__)
 
@@ -42,16 +42,16 @@ def test_against_sklearn(data):
     from sklearn.metrics import hinge_loss, zero_one_loss
 
     y, y_hat = data
-    assert np.mean(hinge(y, y_hat)) == pytest.approx(hinge_loss(y, y_hat), abs=1e-14)
+    assert np.mean(hinge(y_hat, y)) == pytest.approx(hinge_loss(y, y_hat), abs=1e-14)
     nonzero = y_hat != 0  # sklearn would need a decision for sign(0)
-    assert np.mean(zero_one(y[nonzero], y_hat[nonzero])) == pytest.approx(
+    assert np.mean(zero_one(y_hat[nonzero], y[nonzero])) == pytest.approx(
         zero_one_loss(y[nonzero], np.sign(y_hat[nonzero]))
     )
 
 
 def test_sign_zero_and_nan_count_as_errors():
     y = np.array([1, -1, 1])
-    out = zero_one(y, np.array([0.0, -0.0, np.nan]))
+    out = zero_one(np.array([0.0, -0.0, np.nan]), y)
     assert out.tolist() == [1.0, 1.0, 1.0]
 
 
@@ -62,15 +62,15 @@ def test_hinge_grad_matches_autograd_away_from_the_kink(data):
     keep = np.abs(y * y_hat - 1) > 1e-9
     t = torch.tensor(y_hat[keep], requires_grad=True)
     torch.clamp(1 - torch.tensor(y[keep], dtype=t.dtype) * t, min=0).sum().backward()
-    np.testing.assert_array_equal(hinge_grad(y[keep], y_hat[keep]), t.grad.numpy())
-    kink = hinge_grad(np.array([1, -1]), np.array([1.0, -1.0]))
+    np.testing.assert_array_equal(hinge_grad(y_hat[keep], y[keep]), t.grad.numpy())
+    kink = hinge_grad(np.array([1.0, -1.0]), np.array([1, -1]))
     assert kink.tolist() == [0.0, 0.0]  # our documented choice of subgradient
 
 
 def test_hinge_bounds_zero_one_and_is_convex():
     m = np.linspace(-4, 4, 801)
     y = np.ones_like(m)
-    h, z = hinge(y, m), zero_one(y, m)
+    h, z = hinge(m, y), zero_one(m, y)
     assert np.all(h >= z)
     second = h[:-2] - 2 * h[1:-1] + h[2:]
     assert np.all(second >= -1e-12)  # convex: non-negative second differences
@@ -80,7 +80,7 @@ def test_dtype_and_integer_labels_follow_y_hat():
     y = np.array([1, -1], dtype=np.int64)
     y_hat = np.array([0.5, 0.5], dtype=np.float32)
     for fn in (margin, zero_one, hinge, hinge_grad):
-        assert fn(y, y_hat).dtype == np.float32
+        assert fn(y_hat, y).dtype == np.float32
 
 
 @pytest.mark.parametrize(
@@ -94,4 +94,4 @@ def test_dtype_and_integer_labels_follow_y_hat():
 @pytest.mark.parametrize("fn", [margin, zero_one, hinge, hinge_grad])
 def test_bad_input_raises(fn, y, y_hat, match):
     with pytest.raises(ValueError, match=match):
-        fn(y, y_hat)
+        fn(y_hat, y)

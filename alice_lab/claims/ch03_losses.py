@@ -28,12 +28,12 @@ def _c3_06() -> str:
 
     y = 1.5
     preds = np.linspace(-3.0, 1.5, 50)  # getting closer to y
-    sq = _np(squared_loss(np.full(50, y), preds))
+    sq = _np(squared_loss(preds, np.full(50, y)))
     assert np.all(np.diff(sq) < 0), "squared loss does not decrease towards y"
     lab = np.ones(50)
-    h = _np(hinge(lab, np.linspace(-3.0, 1.0, 50)))
+    h = _np(hinge(np.linspace(-3.0, 1.0, 50), lab))
     assert np.all(np.diff(h) < 0), "hinge does not decrease towards margin 1"
-    assert np.all(_np(hinge(np.ones(3), np.array([1.0, 2.0, 5.0]))) == 0)
+    assert np.all(_np(hinge(np.array([1.0, 2.0, 5.0]), np.ones(3))) == 0)
     return "squared loss strictly decreasing towards y; hinge decreasing up to margin 1"
 
 
@@ -92,7 +92,7 @@ def _c3_08() -> str:
     w0 = rng.normal(size=3)
 
     def risk01(w):
-        return float(np.mean(_np(zero_one(y, X @ w))))
+        return float(np.mean(_np(zero_one(X @ w, y))))
 
     h = 1e-6
     fd = [(risk01(w0 + h * e) - risk01(w0 - h * e)) / (2 * h) for e in np.eye(3)]
@@ -102,7 +102,7 @@ def _c3_08() -> str:
     soft01 = (1 - torch.sign(Xt @ wt) * yt).mean() / 2  # 0/1 loss through sign()
     soft01.backward()
     assert torch.all(wt.grad == 0), f"torch gradient {wt.grad}"
-    stuck = erm_gd(lambda yy, yh: 0 * yh, X, y, w0, lr=0.5, steps=50)  # 0/1: l' = 0
+    stuck = erm_gd(lambda yh, yy: 0 * yh, X, y, w0, lr=0.5, steps=50)  # 0/1: l' = 0
     assert np.array_equal(_np(stuck.x), w0), "GD on the 0/1 loss moved"
     trained = erm_gd(hinge_grad, X, y, w0, lr=0.1, steps=300)
     before, after = risk01(w0), risk01(_np(trained.x))
@@ -129,10 +129,10 @@ def _c3_09() -> str:
     yhat = np.linspace(-3, 3, 601)
     for lab in (1.0, -1.0):
         y = np.full_like(yhat, lab)
-        m = _np(margin(y, yhat))
+        m = _np(margin(yhat, y))
         agree = np.sign(yhat) == lab
         assert np.array_equal(m > 0, agree), f"margin sign vs agreement, y={lab}"
-        h, z = _np(hinge(y, yhat)), _np(zero_one(y, yhat))
+        h, z = _np(hinge(yhat, y)), _np(zero_one(yhat, y))
         assert np.all(h[m >= 1] == 0) and np.allclose(h[m < 1], 1 - m[m < 1])
         assert np.all(h >= z), f"hinge < 0/1 somewhere for y={lab}"
         ref = hinge_loss(y.astype(int), yhat)

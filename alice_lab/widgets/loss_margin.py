@@ -46,8 +46,8 @@ def loss_curves(margins) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     logistic = np.logaddexp(0.0, -m)
     dlogistic = -np.exp(-np.logaddexp(0.0, m))  # -sigmoid(-m), computed stably
     return {
-        "0/1": (np.asarray(zero_one(y, m)), d01),
-        "hinge": (np.asarray(hinge(y, m)), np.asarray(hinge_grad(y, m))),
+        "0/1": (np.asarray(zero_one(m, y)), d01),
+        "hinge": (np.asarray(hinge(m, y)), np.asarray(hinge_grad(m, y))),
         "logistic (ch. 4)": (logistic, dlogistic),
     }
 
