@@ -14,6 +14,15 @@ In a notebook::
 
 :func:`run` does the same without printing and is what a grader builds on.
 
+Checks compare every value that comes from the student's code with :func:`compare`
+(``_compare`` is the same function). That is what lets ``alice-lab grade`` judge a
+submission outside the student's process: the sandboxed worker runs the check and
+records what :func:`compare` was given, and the grader compares those plain arrays with
+the values the check computes from the reference solution in its own process
+(:mod:`alice_lab.grading.judge`). A check should call :func:`compare` the same number of
+times, with the same names, whatever the student's answers (stopping early on the first
+failure is fine).
+
 Each lab's checks live in ``alice_lab/grading/labNN.py`` and are registered when this
 package is imported.
 
@@ -25,6 +34,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +47,7 @@ __all__ = [
     "Check",
     "CheckResult",
     "check",
+    "compare",
     "mutant",
     "register",
     "report",
@@ -163,7 +174,7 @@ def run(id: str, fn: Callable) -> CheckResult:
             "error",
             0,
             c.points,
-            f"your code raised {type(err).__name__}: {err}",
+            f"your code raised {type(err).__name__}: {err}{_locate(err)}",
         )
     status = "passed" if passed else "failed"
     return CheckResult(
@@ -210,10 +221,43 @@ def report(lab: str, namespace: dict, *, file=None) -> list[CheckResult]:
 # --- comparison helpers -----------------------------------------------------------
 
 
-def _compare(
+#: set by :mod:`alice_lab.grading.judge` while it records a check's comparisons
+RECORDER: ContextVar[Callable | None] = ContextVar("alice_lab_recorder", default=None)
+#: set by the grading worker: turns a traceback into " (cell 3, line 2)"
+LOCATOR: ContextVar[Callable | None] = ContextVar("alice_lab_locator", default=None)
+
+
+def _locate(err: BaseException) -> str:
+    locate = LOCATOR.get()
+    return locate(err.__traceback__) if locate is not None else ""
+
+
+def compare(
     name: str, got: Any, want: np.ndarray, *, rtol: float, atol: float
 ) -> tuple[bool, str]:
-    """Shape first, then values; the message says what differed and where."""
+    """Compare ``got`` (from the student's code) with ``want`` (from the reference).
+
+    Shape first, then values; the message says what differed and where. While a
+    grader records the check (:data:`RECORDER` is set) it also sees ``name``, ``got``
+    and ``want``, so that it can redo the comparison in its own process.
+
+    >>> compare("y", [1.0, 2.0], np.array([1.0, 2.5]), rtol=0, atol=1e-9)[0]
+    False
+    """
+    record = RECORDER.get()
+    if record is not None:
+        record(name, got, want, rtol, atol)
+    return _match(name, got, want, rtol=rtol, atol=atol)
+
+
+_compare = compare  # the name lab modules import
+
+
+def _match(
+    name: str, got: Any, want: Any, *, rtol: float, atol: float
+) -> tuple[bool, str]:
+    """The comparison itself, with nothing recorded (the grader calls it directly)."""
+    want = np.asarray(want, dtype=np.float64)
     got = np.asarray(to_numpy(got), dtype=np.float64)
     if got.shape != want.shape:
         return False, f"{name} has shape {got.shape}; expected {want.shape}"

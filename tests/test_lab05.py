@@ -1,0 +1,225 @@
+"""Lab 05 (an MLP on the digits in NumPy, PyTorch and JAX, then data-parallel with
+torch.distributed): the instructor source runs and passes every check, the student
+notebook fails each exercise cleanly, every check rejects its known wrong answers, and
+the committed student notebook is what the source generates."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from alice_lab import grading
+from alice_lab.grading import lab05
+from alice_lab.labs import check_student, student_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "labs" / "lab05_mlp.py"
+STUDENT_DIR = ROOT / "labs" / "student"
+EXERCISES = [f"5.{k}" for k in range(1, 6)]
+IDS = sorted(k for k in grading.CHECKS if k.startswith("lab05."))
+
+
+def _execute(nb, *, allow_errors: bool):
+    from nbclient import NotebookClient
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["ALICE_FAST"] = "1"
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=300,
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(SOURCE.parent)}},
+    )
+    client.execute(env=env)
+    return nb
+
+
+def _outputs(nb, kind: str):
+    return [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == kind
+    ]
+
+
+def _stdout(nb) -> str:
+    return "".join(o.text for o in _outputs(nb, "stream") if o.name == "stdout")
+
+
+# --- the notebooks, executed ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_instructor_source_passes_every_check():
+    import jupytext
+
+    nb = _execute(jupytext.read(SOURCE), allow_errors=False)
+    out = _stdout(nb)
+    for ex in EXERCISES:
+        assert re.search(rf"^✓ Exercise {re.escape(ex)} \(\d+/\d+ pts\)", out, re.M), ex
+    assert "✗" not in out
+    total = sum(grading.CHECKS[i].points for i in IDS)
+    assert f"Total for lab05: {total}/{total} pts" in out
+    assert not _outputs(nb, "error")
+    stderr = [o.text for o in _outputs(nb, "stream") if o.name == "stderr"]
+    assert not stderr, stderr
+    assert "same as alice_lab.layers.mlp_forward: True" in out
+    assert "rank 0 vs rank 1: identical = True" in out
+    gap = float(re.search(r"joined mini-batches: ([0-9.e+-]+)", out).group(1))
+    assert gap < 1e-12
+    accs = [float(a) for a in re.findall(r"test accuracy (0\.\d+)", out)]
+    assert accs and accs[-1] > 0.85  # PyTorch, after 2 epochs in fast mode
+    jax_acc = float(
+        re.search(r"JAX: test accuracy after \d+ epochs: ([0-9.]+)", out).group(1)
+    )
+    assert jax_acc > 0.85
+
+
+@pytest.mark.slow
+def test_student_notebook_fails_each_exercise_cleanly():
+    nb = _execute(student_notebook(SOURCE), allow_errors=True)
+    errors = _outputs(nb, "error")
+    assert {e.ename for e in errors} == {"NotImplementedError"}, [
+        (e.ename, e.evalue) for e in errors
+    ]
+    assert sorted(e.evalue for e in errors) == [f"Exercise {ex}" for ex in EXERCISES]
+    out = _stdout(nb)
+    for ex in EXERCISES:
+        assert f"✗ Exercise {ex} (0/" in out
+    assert re.search(r"Total for lab05: 0/\d+ pts", out)
+
+
+def test_no_solution_text_survives():
+    lines, outside, inside = set(), set(), False
+    for line in SOURCE.read_text(encoding="utf-8").splitlines():
+        if "BEGIN SOLUTION" in line:
+            inside = True
+        elif "END SOLUTION" in line:
+            inside = False
+        elif line.strip():
+            (lines if inside else outside).add(line.strip())
+    lines -= outside  # generic lines such as "]" also occur outside the solutions
+    assert len(lines) >= 25
+    student = nbformat.read(STUDENT_DIR / "lab05_mlp.ipynb", as_version=4)
+    student_lines = {ln.strip() for c in student.cells for ln in c.source.splitlines()}
+    assert not lines & student_lines, lines & student_lines
+    assert not any("SOLUTION" in ln for ln in student_lines)
+    stubs = [f'raise NotImplementedError("Exercise {ex}")' for ex in EXERCISES]
+    assert all(s in student_lines for s in stubs)
+
+
+def test_committed_student_notebook_is_up_to_date():
+    assert check_student(SOURCE, STUDENT_DIR), (
+        "labs/student is stale: run `alice-lab make-student labs/lab05_mlp.py "
+        "--out labs/student --force`"
+    )
+    data = json.loads((STUDENT_DIR / "lab05_mlp.ipynb").read_text())
+    assert data["metadata"]["alice_lab"]["generated"] is True
+    assert all(not c.get("outputs") for c in data["cells"])
+
+
+# --- the checks -------------------------------------------------------------------
+
+
+def test_five_exercises_are_registered():
+    assert IDS == [f"lab05.{k}" for k in range(1, 6)]
+    names = [grading.CHECKS[i].name for i in IDS]
+    assert names == ["mlp_forward", "sgd_epoch", "torch_train_step", "jax_sgd_step",
+                     "ddp_train_step"]  # fmt: skip
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_reference_passes_and_a_stub_is_not_attempted(id):
+    c = grading.CHECKS[id]
+    result = grading.run(id, c.reference())
+    assert result.passed, result.message
+    assert result.points == c.points
+
+    def stub(*args, **kwargs):
+        raise NotImplementedError(f"Exercise {c.exercise}")
+
+    assert grading.run(id, stub).status == "not attempted"
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_mutant_is_rejected_for_its_own_reason(id):
+    c = grading.CHECKS[id]
+    assert len(c.mutants) >= 3, f"{id} needs at least three plausible wrong answers"
+    messages = set()
+    for description, wrong in c.mutants.items():
+        result = grading.run(id, wrong)
+        assert not result.passed, f"{id} accepted the mutant {description!r}"
+        assert result.points == 0 and result.status in ("failed", "error")
+        messages.add(result.message)
+    assert len(messages) >= 2  # not one catch-all failure
+
+
+def test_a_broken_answer_is_an_error_not_a_crash():
+    def broken(params, X):
+        return X.nonexistent
+
+    result = grading.run("lab05.1", broken)
+    assert result.status == "error" and "AttributeError" in result.message
+
+
+def test_simulated_ranks_that_never_meet_fail_instead_of_hanging():
+    torch = pytest.importorskip("torch")
+
+    shards = lab05.ddp_shards()
+    rank0 = {xb.tobytes() for xb, _ in shards[0]}
+
+    def lopsided(model, xb, yb, lr, world_size, all_reduce):  # rank 1 never reduces
+        loss = torch.nn.functional.cross_entropy(model(xb), yb)
+        loss.backward()
+        if xb.numpy().tobytes() in rank0:
+            for p in model.parameters():
+                all_reduce(p.grad)
+        return loss.item()
+
+    with pytest.raises(RuntimeError, match="did not meet"):
+        lab05.simulate_ranks(
+            lopsided, lab05._params(lab05.SIZES, 8), shards, 0.1, timeout=1.0
+        )
+
+
+def test_thread_all_reduce_sums_in_place():
+    torch = pytest.importorskip("torch")
+    import threading
+
+    group = lab05.ThreadGroup(3, timeout=5)
+    tensors = [torch.full((2,), float(r + 1)) for r in range(3)]
+    threads = [
+        threading.Thread(target=group.all_reduce_for(r), args=(tensors[r],))
+        for r in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(t.numpy(), [6.0, 6.0]) for t in tensors)
+
+
+def test_data_parallel_reference_is_sgd_on_the_joined_batches():
+    pytest.importorskip("torch")
+    from alice_lab.layers import mlp_value_and_grad
+    from alice_lab.optim import sgd_step
+
+    params, shards = lab05._params(lab05.SIZES, 8), lab05.ddp_shards()
+    got = lab05.single_process_reference(params, shards, 0.5)
+    want = params
+    for t in range(lab05.DDP_STEPS):
+        X = np.concatenate([s[t][0] for s in shards])
+        y = np.concatenate([s[t][1] for s in shards])
+        want = sgd_step(want, mlp_value_and_grad(want, X, y)[1], lr=0.5)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a["W"], b["W"], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(a["b"], b["b"], rtol=1e-10, atol=1e-12)

@@ -1,0 +1,190 @@
+"""Lab 06 (a reverse-mode engine of your own): the instructor source earns every point
+and trains to PyTorch's accuracy, the student notebook runs without a single error
+(each check says "not attempted", each demo waits for its exercise), no solution line
+leaks into the student notebook, and every check rejects its known wrong answers
+(transposed VJPs, a missing broadcasting reduction, gradients overwritten instead of
+accumulated, an unstable softmax, ...)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from alice_lab import grading
+from alice_lab.labs import check_student, student_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "labs" / "lab06_autodiff.py"
+STUDENT_DIR = ROOT / "labs" / "student"
+EXERCISES = [f"6.{k}" for k in range(1, 7)]
+IDS = sorted(k for k in grading.CHECKS if k.startswith("lab06."))
+
+
+def _execute(nb, *, allow_errors: bool):
+    from nbclient import NotebookClient
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["ALICE_FAST"] = "1"
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=300,
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(SOURCE.parent)}},
+    )
+    client.execute(env=env)
+    return nb
+
+
+def _outputs(nb, kind: str):
+    return [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == kind
+    ]
+
+
+def _stdout(nb) -> str:
+    return "".join(o.text for o in _outputs(nb, "stream") if o.name == "stdout")
+
+
+# --- the notebooks, executed ----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_instructor_source_earns_every_point_and_matches_pytorch():
+    import jupytext
+
+    nb = _execute(jupytext.read(SOURCE), allow_errors=False)
+    out = _stdout(nb)
+    for ex in EXERCISES:
+        assert re.search(rf"^✓ Exercise {re.escape(ex)} \(\d+/\d+ pts\)", out, re.M), ex
+    assert "✗" not in out and "skipped until" not in out
+    total = sum(grading.CHECKS[i].points for i in IDS)
+    assert f"Total for lab06: {total}/{total} pts" in out
+    m = re.search(r"test accuracy: your engine ([\d.]+), PyTorch ([\d.]+)", out)
+    assert m and m.group(1) == m.group(2) and float(m.group(1)) > 0.85
+    gap = float(re.search(r"between the final weights: ([\d.e+-]+)", out).group(1))
+    assert gap < 1e-10
+    stderr = [o.text for o in _outputs(nb, "stream") if o.name == "stderr"]
+    assert not stderr, stderr
+
+
+@pytest.mark.slow
+def test_student_notebook_runs_cleanly_and_scores_zero():
+    nb = _execute(student_notebook(SOURCE), allow_errors=True)
+    errors = _outputs(nb, "error")
+    assert not errors, [(e.ename, e.evalue) for e in errors]
+    out = _stdout(nb)
+    for ex in EXERCISES:
+        assert f"✗ Exercise {ex} (0/" in out
+    for ex in ("6.1", "6.2", "6.3", "6.5", "6.6"):  # the demos wait for their exercise
+        assert f"(skipped until Exercise {ex} is done)" in out
+    assert re.search(r"Total for lab06: 0/\d+ pts", out)
+
+
+def test_no_solution_text_survives():
+    solution_lines, inside = set(), False
+    for line in SOURCE.read_text(encoding="utf-8").splitlines():
+        if "BEGIN SOLUTION" in line:
+            inside = True
+        elif "END SOLUTION" in line:
+            inside = False
+        elif inside and line.strip():
+            solution_lines.add(line.strip())
+    assert len(solution_lines) >= 15
+    student = nbformat.read(STUDENT_DIR / "lab06_autodiff.ipynb", as_version=4)
+    student_lines = {ln.strip() for c in student.cells for ln in c.source.splitlines()}
+    assert not solution_lines & student_lines
+    stubs = [ln for ln in student_lines if ln.startswith("raise NotImplementedError")]
+    assert sorted(stubs) == [
+        f'raise NotImplementedError("Exercise {e}")' for e in EXERCISES
+    ]
+
+
+def test_committed_student_notebook_is_up_to_date():
+    assert check_student(SOURCE, STUDENT_DIR), (
+        "labs/student is stale: run `alice-lab make-student labs/lab06_autodiff.py "
+        "--out labs/student --force`"
+    )
+    data = json.loads((STUDENT_DIR / "lab06_autodiff.ipynb").read_text())
+    assert data["metadata"]["alice_lab"]["generated"] is True
+    assert all(not c.get("outputs") for c in data["cells"])
+
+
+# --- the checks -----------------------------------------------------------------------
+
+
+def test_six_exercises_are_registered():
+    assert [grading.CHECKS[i].exercise for i in IDS] == EXERCISES
+    names = [grading.CHECKS[i].name for i in IDS]
+    assert names == [
+        "matmul_vjp",
+        "add_bias_vjp",
+        "softplus_vjp",
+        "logsumexp_vjp",
+        "backward",
+        "train_step",
+    ]
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_reference_passes(id):
+    c = grading.CHECKS[id]
+    result = grading.run(id, c.reference())
+    assert result.passed, result.message
+    assert result.points == result.max_points == c.points
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_mutant_is_rejected(id):
+    c = grading.CHECKS[id]
+    assert len(c.mutants) >= 4, f"{id} needs known wrong answers to reject"
+    for description, wrong in c.mutants.items():
+        result = grading.run(id, wrong)
+        assert not result.passed, f"{id} accepted the mutant {description!r}"
+        assert result.points == 0 and result.status in ("failed", "error")
+
+
+def test_the_issue_s_named_mistakes_are_among_the_mutants():
+    descriptions = {d for i in IDS for d in grading.CHECKS[i].mutants}
+    for phrase in ("transposed", "missing broadcasting reduction", "not accumulated"):
+        assert any(phrase in d for d in descriptions), phrase
+
+
+def test_square_shapes_catch_a_transposed_weight_gradient():
+    """(Xᵀ G)ᵀ has the right shape when W is square: only the values give it away."""
+    wrong = grading.CHECKS["lab06.1"].mutants[
+        "weight gradient transposed, written (Xᵀ G)ᵀ"
+    ]
+    r = np.random.default_rng(0)
+    X, W, g = (
+        r.standard_normal((4, 4)),
+        r.standard_normal((4, 4)),
+        r.standard_normal((4, 4)),
+    )
+    assert wrong(g, X, W)[1].shape == W.shape
+    assert not np.allclose(wrong(g, X, W)[1], X.T @ g)
+
+
+def test_messages_say_what_differs():
+    bad = grading.run(
+        "lab06.2",
+        grading.CHECKS["lab06.2"].mutants["missing broadcasting reduction (db = G)"],
+    )
+    assert "has shape (6, 3); expected (3,)" in bad.message
+    deep = grading.run(
+        "lab06.5",
+        grading.CHECKS["lab06.5"].mutants[
+            "recursive, path by path (hits the recursion limit)"
+        ],
+    )
+    assert deep.status == "error" and "RecursionError" in deep.message
