@@ -33,9 +33,9 @@ def _version(module: str) -> Callable[[], str]:
 
 
 def _torch_device() -> str:
-    from alice_lab.backend import device
-
     import torch
+
+    from alice_lab.backend import device
 
     d = device("torch")
     x = torch.ones(3, device=d)

@@ -63,7 +63,7 @@ def digits_mlp(
     Parameters
     ----------
     n_train : how many of the 1000 training digits to use.
-    width : hidden units; the network has ``64*width + width + 10*width + 10`` parameters.
+    width : hidden units; the network has ``75 * width + 10`` parameters.
     steps : full-batch Adam steps on the cross-entropy.
     shuffle_labels : replace the training labels by a random permutation of them, so
         that nothing about the images predicts the label (the memorisation test).

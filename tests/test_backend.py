@@ -12,7 +12,10 @@ from alice_lab import backend as B
 
 
 def test_import_alice_lab_imports_neither_torch_nor_jax():
-    code = "import alice_lab, alice_lab.backend, alice_lab.claims, sys; print('torch' in sys.modules, 'jax' in sys.modules)"
+    code = (
+        "import alice_lab, alice_lab.backend, alice_lab.claims, sys; "
+        "print('torch' in sys.modules, 'jax' in sys.modules)"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
@@ -56,7 +59,8 @@ def test_numpy_on_a_gpu_is_refused():
 def test_jax_float64_without_x64_is_refused():
     code = (
         "import numpy as np, jax; from alice_lab.backend import to_backend\n"
-        "try:\n    to_backend(np.ones(2), 'jax')\nexcept ValueError as e:\n    print('refused', 'jax_enable_x64' in str(e))\n"
+        "try:\n    to_backend(np.ones(2), 'jax')\n"
+        "except ValueError as e:\n    print('refused', 'jax_enable_x64' in str(e))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

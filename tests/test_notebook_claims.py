@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _notebook(chapter: str) -> Path:
-    pattern = f"ch{int(chapter):02d}_*.py" if chapter.isdigit() else f"app{chapter}_*.py"
+    digit = chapter.isdigit()
+    pattern = f"ch{int(chapter):02d}_*.py" if digit else f"app{chapter}_*.py"
     found = sorted((ROOT / "book").glob(pattern))
     assert len(found) == 1, f"expected one notebook book/{pattern}, found {found}"
     return found[0]

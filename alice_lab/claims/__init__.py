@@ -136,7 +136,7 @@ def all_claims(chapter: str | int | None = None) -> list[Claim]:
 
 
 def get(id: str) -> Claim:
-    """The claim registered under ``id``; ``KeyError`` names the close ones if missing."""
+    """The claim registered under ``id``; a ``KeyError`` lists close ones if missing."""
     _load_all()
     try:
         return _REGISTRY[id]

@@ -1,4 +1,6 @@
-"""Checkable claims of Chapter 2, §2.3 gradient descent and the exercise (book lines 882-1160).
+"""Checkable claims of Chapter 2, §2.3 gradient descent and the exercise.
+
+Book lines 882-1160.
 
 Each check computes what the book states and compares it with something outside
 ``alice_lab``: NumPy, SciPy, PyTorch, JAX, a closed form, or the book's own numbers.

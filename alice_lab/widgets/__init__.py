@@ -12,14 +12,15 @@ package imports neither ipywidgets nor matplotlib.
   neuron becoming a step, and the staircase approximation of appendix B.
 - chapter 3: :mod:`~alice_lab.widgets.embedding` (pixels versus learned features),
   :mod:`~alice_lab.widgets.loss_margin`, :mod:`~alice_lab.widgets.mc_risk`,
-  :mod:`~alice_lab.widgets.bayes_coin`; appendix A: :mod:`~alice_lab.widgets.gaussian_pdf`,
+  :mod:`~alice_lab.widgets.bayes_coin`;
+  appendix A: :mod:`~alice_lab.widgets.gaussian_pdf`,
   :mod:`~alice_lab.widgets.mc_convergence`, :mod:`~alice_lab.widgets.kl_divergence`.
 - chapter 4: :mod:`~alice_lab.widgets.softmax_temperature`,
   :mod:`~alice_lab.widgets.reliability`.
 - chapter 5: :mod:`~alice_lab.widgets.xor_playground`,
   :mod:`~alice_lab.widgets.activation_gallery`, :mod:`~alice_lab.widgets.minibatch_sgd`.
-- chapter 6: :mod:`~alice_lab.widgets.fd_step` (§6.1.2), :mod:`~alice_lab.widgets.ad_modes`
-  (§6.2-6.3), :mod:`~alice_lab.widgets.graph_viewer` (§6.4.2, F.6.1),
+- chapter 6: :mod:`~alice_lab.widgets.fd_step` (§6.1.2),
+  :mod:`~alice_lab.widgets.ad_modes` (§6.2-6.3), :mod:`~alice_lab.widgets.graph_viewer` (§6.4.2, F.6.1),
   :mod:`~alice_lab.widgets.vanishing` (§6.4.3).
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
