@@ -20,7 +20,8 @@ package imports neither ipywidgets nor matplotlib.
 - chapter 5: :mod:`~alice_lab.widgets.xor_playground`,
   :mod:`~alice_lab.widgets.activation_gallery`, :mod:`~alice_lab.widgets.minibatch_sgd`.
 - chapter 6: :mod:`~alice_lab.widgets.fd_step` (§6.1.2),
-  :mod:`~alice_lab.widgets.ad_modes` (§6.2-6.3), :mod:`~alice_lab.widgets.graph_viewer` (§6.4.2, F.6.1),
+  :mod:`~alice_lab.widgets.ad_modes` (§6.2-6.3),
+  :mod:`~alice_lab.widgets.graph_viewer` (§6.4.2, F.6.1),
   :mod:`~alice_lab.widgets.vanishing` (§6.4.3).
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
