@@ -12,6 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_finds_nothing():
     ruff = Path(sys.executable).with_name("ruff")
     done = subprocess.run(
-        [str(ruff), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True
+        [str(ruff), "check", "--no-cache", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
