@@ -5,12 +5,14 @@ wrong answers, and the committed student notebook is up to date."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from labkit import execute as _execute
+from labkit import outputs as _outputs
+from labkit import stdout as _stdout
 
 from alice_lab import grading
 from alice_lab.labs import check_student, student_notebook
@@ -21,37 +23,6 @@ STUDENT_DIR = ROOT / "labs" / "student"
 STUDENT = STUDENT_DIR / "lab04_linear_models.ipynb"
 EXERCISES = [f"4.{k}" for k in range(1, 7)]
 IDS = sorted(k for k in grading.CHECKS if k.startswith("lab04."))
-
-
-def _execute(nb, *, allow_errors: bool):
-    """Run ``nb`` in a fresh python3 kernel with ALICE_FAST=1 and the inline backend."""
-    from nbclient import NotebookClient
-
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    env["ALICE_FAST"] = "1"
-    client = NotebookClient(
-        nb,
-        kernel_name="python3",
-        timeout=300,
-        allow_errors=allow_errors,
-        resources={"metadata": {"path": str(SOURCE.parent)}},
-    )
-    client.execute(env=env)
-    return nb
-
-
-def _outputs(nb, kind: str):
-    return [
-        o
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-        if o.output_type == kind
-    ]
-
-
-def _stdout(nb) -> str:
-    return "".join(o.text for o in _outputs(nb, "stream") if o.name == "stdout")
 
 
 @pytest.fixture(scope="module")
