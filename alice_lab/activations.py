@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab import functional
 from alice_lab.backend import array_namespace
 
 __all__ = [
@@ -299,10 +300,8 @@ def sigmoid(s: Any, slope: float = 1.0) -> Any:
     >>> sigmoid([0.0, 1000.0, -1000.0]).tolist()
     [0.5, 1.0, 0.0]
     """
-    s, xp = _prep(s)
-    z = s if slope == 1.0 else slope * s
-    e = xp.exp(_neg_abs(z, xp))  # in (0, 1]
-    return xp.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    s, _ = _prep(s)
+    return functional.sigmoid(s if slope == 1.0 else slope * s)
 
 
 def sigmoid_grad(s: Any, slope: float = 1.0) -> Any:
