@@ -403,7 +403,7 @@ verify("C6-15")
 verify("E6-01")
 
 # %% [markdown]
-# #### Explore: forward mode against reverse mode
+# ### Explore: forward mode against reverse mode
 #
 # A chain of three fully-connected layers and a loss on a batch of $n$ rows of width
 # $d$, differentiated both ways. The bars are what each algorithm holds in memory after
