@@ -34,6 +34,8 @@ from __future__ import annotations
 import ast
 import json
 import re
+import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -235,9 +237,26 @@ def _read_python(sub: Submission, text: str) -> Submission:
     return sub
 
 
+_AST_LOCK = threading.Lock()
+
+
+def _parse(text: str) -> ast.Module:
+    """``ast.parse``, one thread at a time, ignoring the student's SyntaxWarnings.
+
+    ``grade_batch`` grades submissions in threads, and CPython 3.11's AST builder
+    keeps its recursion counter per interpreter, not per thread: two parses at once
+    can fail with "SystemError: AST constructor recursion depth mismatch"
+    (python/cpython#106905). A warning (an invalid escape in a string) is no reason
+    to fail a submission either.
+    """
+    with _AST_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        _parse(text)
     except (SyntaxError, ValueError):
         return False
     return True
@@ -322,7 +341,7 @@ def _parse_cell(cell: Cell, notes: list[str]) -> list[_Stmt]:
         notes.append(f"{cell.filename} was skipped: it is {skip}")
         return []
     try:
-        pieces = [(1, source, ast.parse(source))]
+        pieces = [(1, source, _parse(source))]
     except (SyntaxError, ValueError) as err:
         line = getattr(err, "lineno", None) or 1
         notes.append(
@@ -332,7 +351,7 @@ def _parse_cell(cell: Cell, notes: list[str]) -> list[_Stmt]:
         pieces = []
         for start, text in _chunks(source):
             try:
-                pieces.append((start, text, ast.parse(text)))
+                pieces.append((start, text, _parse(text)))
             except (SyntaxError, ValueError):
                 continue
     out = []
@@ -351,7 +370,7 @@ def _parse_cell(cell: Cell, notes: list[str]) -> list[_Stmt]:
 
 def _single_statement(text: str) -> bool:
     try:
-        return len(ast.parse(text).body) == 1
+        return len(_parse(text).body) == 1
     except (SyntaxError, ValueError):
         return False
 
