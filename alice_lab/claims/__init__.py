@@ -189,6 +189,14 @@ def results(claims: Iterable[Claim] | None = None) -> list[ClaimResult]:
     return [_run(c) for c in (all_claims() if claims is None else claims)]
 
 
+_MARKDOWN_SPECIAL = "\\`*_{}[]<>()#+!|$"
+
+
+def _md(text: str) -> str:
+    """Escape Markdown's punctuation so a statement is shown literally."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
+
+
 def report(res: list[ClaimResult] | None = None) -> str:
     """A Markdown table of claims and errata with their status, for the site."""
     res = results() if res is None else res
@@ -198,9 +206,7 @@ def report(res: list[ClaimResult] | None = None) -> str:
     ]
     for r in res:
         status = "✓ holds" if r.ok else "✗ fails"
-        printed = (r.claim.erratum or "").replace("|", "\\|")
-        stmt = r.claim.statement.replace("|", "\\|")
-        rows.append(
-            f"| {status} | {r.claim.id} | {r.claim.location} | {stmt} | {printed} |"
-        )
+        cells = [r.claim.location, r.claim.statement, r.claim.erratum or ""]
+        where, stmt, printed = (_md(c) for c in cells)
+        rows.append(f"| {status} | {r.claim.id} | {where} | {stmt} | {printed} |")
     return "\n".join(rows)
