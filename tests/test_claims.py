@@ -135,4 +135,6 @@ def test_report_lists_every_claim() -> None:
     res = [claims.ClaimResult(c, True, "", 0.0) for c in ALL]
     table = claims.report(res).splitlines()
     assert len(table) == 2 + len(ALL)
-    assert any("E2-01" in row and "η_t" in row for row in table)
+    # Markdown punctuation is escaped so statements show literally (η_t -> η\_t)
+    assert any("E2-01" in row and "η\\_t" in row for row in table)
+    assert any("C2-07" in row and "\\[0.1, 0, −0.3\\]" in row for row in table)
