@@ -42,17 +42,15 @@ def animation_html(
     """``IPython.display.HTML`` of a ``FuncAnimation(fig, draw, frames)``, embedded as
     PNG frames with the player's slider (works on a static page, no kernel, no
     network: :func:`alice_lab.widgets.static.offline_jshtml` drops the CDN icons)."""
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html as offline_player
 
     frames = list(frames)
     if not 1 <= len(frames) <= 60:
         raise ValueError(f"an animation needs 1 to 60 frames; got {len(frames)}")
     anim = FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
-    html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+    return offline_player(anim, fps=fps)
 
 
 class LiveFigure:
