@@ -1,0 +1,110 @@
+"""Lab 08 (a 1-D CNN text classifier): the instructor source earns every point and
+trains to a good accuracy, the student notebook runs without a single error (each
+check says "not attempted", each demo waits for its exercise), and every check
+rejects its known wrong answers (a mask read off the ids, a lookup into columns,
+an assignment that drops repeated ids, a mask forgotten in the pooling, a missing
+zero_grad, ...)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from labkit import execute as _execute
+from labkit import outputs as _outputs
+from labkit import stdout as _stdout
+
+from alice_lab import grading
+from alice_lab.labs import student_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "labs" / "lab08_text_cnn.py"
+EXERCISES = [f"8.{k}" for k in range(1, 7)]
+IDS = sorted(k for k in grading.CHECKS if k.startswith("lab08."))
+
+
+@pytest.mark.slow
+def test_instructor_source_earns_every_point_and_learns():
+    import jupytext
+
+    nb = _execute(jupytext.read(SOURCE), allow_errors=False)
+    out = _stdout(nb)
+    for ex in EXERCISES:
+        assert re.search(rf"^✓ Exercise {re.escape(ex)} \(\d+/\d+ pts\)", out, re.M), ex
+    assert "✗" not in out and "skipped until" not in out
+    total = sum(grading.CHECKS[i].points for i in IDS)
+    assert f"Total for lab08: {total}/{total} pts" in out
+    accs = [float(a) for a in re.findall(r"test accuracy ([\d.]+)", out)]
+    assert accs and max(accs[:-1]) > 0.8, accs  # the last one is the baseline
+    stderr = [o.text for o in _outputs(nb, "stream") if o.name == "stderr"]
+    assert not stderr, stderr
+
+
+@pytest.mark.slow
+def test_student_notebook_runs_cleanly_and_scores_zero():
+    nb = _execute(student_notebook(SOURCE), allow_errors=True)
+    errors = _outputs(nb, "error")
+    assert not errors, [(e.ename, e.evalue) for e in errors]
+    out = _stdout(nb)
+    for ex in EXERCISES:
+        assert f"✗ Exercise {ex} (0/" in out
+    for ex in ("8.1", "8.2"):
+        assert f"(skipped until Exercise {ex} is done)" in out
+    assert re.search(r"Total for lab08: 0/\d+ pts", out)
+
+
+def test_six_exercises_are_registered():
+    assert [grading.CHECKS[i].exercise for i in IDS] == EXERCISES
+    assert [grading.CHECKS[i].name for i in IDS] == [
+        "pad_and_mask",
+        "embedding_lookup",
+        "embedding_grad",
+        "masked_mean",
+        "TextCNN",
+        "train_epoch",
+    ]
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_reference_passes(id):
+    c = grading.CHECKS[id]
+    result = grading.run(id, c.reference())
+    assert result.passed, result.message
+    assert result.points == result.max_points == c.points
+
+
+@pytest.mark.parametrize("id", IDS)
+def test_every_mutant_is_rejected(id):
+    c = grading.CHECKS[id]
+    assert len(c.mutants) >= 3, f"{id} needs known wrong answers to reject"
+    for description, wrong in c.mutants.items():
+        result = grading.run(id, wrong)
+        assert not result.passed, f"{id} accepted the mutant {description!r}"
+        assert result.points == 0 and result.status in ("failed", "error")
+
+
+def test_messages_say_what_differs():
+    bad = grading.run(
+        "lab08.2",
+        grading.CHECKS["lab08.2"].mutants["columns instead of rows (E.T[ids])"],
+    )
+    assert "has shape (3, 5, 11); expected (3, 5, 4)" in bad.message
+    names = grading.run("lab08.5", lambda n, e, k: __import__("torch").nn.Linear(n, k))
+    assert not names.passed and "parameters" in names.message
+
+
+def test_repeated_ids_are_what_an_assignment_gets_wrong():
+    wrong = grading.CHECKS["lab08.3"].mutants[
+        "assignment dE[ids] = G (repeated ids keep only the last)"
+    ]
+    ids = np.array([[1, 2, 3]])
+    G = np.ones((1, 3, 2))
+    assert np.array_equal(
+        wrong(ids, G, 5), grading.CHECKS["lab08.3"].reference()(ids, G, 5)
+    )
+    ids = np.array([[1, 1, 3]])
+    assert not np.array_equal(
+        wrong(ids, G, 5), grading.CHECKS["lab08.3"].reference()(ids, G, 5)
+    )
