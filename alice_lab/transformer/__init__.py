@@ -1,0 +1,114 @@
+"""Transformers in practice: blocks, tokens, ViT, Mixer, encoder-decoder and GPT.
+
+Generic array functions (NumPy, torch, JAX; no torch import at ``import alice_lab``):
+
+- :mod:`~alice_lab.transformer.blocks`: ``mlp_block``, ``mha_forward``,
+  ``transformer_block`` (pre/post-norm), ``decoder_block``, ``parallel_block``,
+  ``multi_query_attention``, gated units (``gated_unit``, ``glu``, ``swiglu_mlp``),
+  ``init_block_params``, ``from_torch_encoder_layer`` / ``from_torch_decoder_layer``.
+- :mod:`~alice_lab.transformer.tokens`: ``patchify`` / ``unpatchify`` /
+  ``patchify_einops`` / ``patch_embed``, class and register tokens,
+  ``concat_modalities``.
+- :mod:`~alice_lab.transformer.mixer`: ``mixer_block``, ``token_shift``,
+  ``monet_block``.
+
+PyTorch modules (loaded on first use): ``MultiHeadAttention``, ``TransformerBlock``,
+``DecoderBlock``, ``EncoderDecoder``, ``DecoderOnly`` (:mod:`.models`); ``PatchEmbed``,
+``ViT``, ``MixerBlock``, ``Mixer`` (:mod:`.vit`); ``GPT``, ``generate``, ``train_gpt``
+(:mod:`.gpt`).
+
+Book: §10.3 (lines 5470-5564) and Chapter 11 (lines 5604-5942).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from alice_lab.transformer.blocks import (
+    block_param_count,
+    decoder_block,
+    from_torch_decoder_layer,
+    from_torch_encoder_layer,
+    gated_unit,
+    glu,
+    init_attention_params,
+    init_block_params,
+    layer_norm,
+    mha_forward,
+    mlp_block,
+    multi_query_attention,
+    parallel_block,
+    swiglu_mlp,
+    transformer_block,
+)
+from alice_lab.transformer.mixer import (
+    mixer_block,
+    mixer_param_count,
+    monet_block,
+    token_shift,
+)
+from alice_lab.transformer.tokens import (
+    add_class_token,
+    add_register_tokens,
+    concat_modalities,
+    drop_register_tokens,
+    patch_embed,
+    patchify,
+    patchify_einops,
+    unpatchify,
+)
+
+_LAZY = {
+    "MultiHeadAttention": "models",
+    "TransformerBlock": "models",
+    "DecoderBlock": "models",
+    "EncoderDecoder": "models",
+    "DecoderOnly": "models",
+    "causal_bool_mask": "models",
+    "PatchEmbed": "vit",
+    "ViT": "vit",
+    "MixerBlock": "vit",
+    "Mixer": "vit",
+    "GPT": "gpt",
+    "generate": "gpt",
+    "train_gpt": "gpt",
+    "lm_batches": "gpt",
+}
+
+__all__ = [
+    "add_class_token",
+    "add_register_tokens",
+    "block_param_count",
+    "concat_modalities",
+    "decoder_block",
+    "drop_register_tokens",
+    "from_torch_decoder_layer",
+    "from_torch_encoder_layer",
+    "gated_unit",
+    "glu",
+    "init_attention_params",
+    "init_block_params",
+    "layer_norm",
+    "mha_forward",
+    "mixer_block",
+    "mixer_param_count",
+    "mlp_block",
+    "monet_block",
+    "multi_query_attention",
+    "parallel_block",
+    "patch_embed",
+    "patchify",
+    "patchify_einops",
+    "swiglu_mlp",
+    "token_shift",
+    "transformer_block",
+    "unpatchify",
+    *sorted(_LAZY),
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
