@@ -1,0 +1,132 @@
+"""Recurrent models (book Chapter 13): linearised attention, recurrent cells and
+backpropagation through time, linear state-space models and associative scans, and the
+attention-free variants (AFT, RWKV) and selective SSMs.
+
+Modules: :mod:`~alice_lab.recurrent.linear_attention`,
+:mod:`~alice_lab.recurrent.cells`,
+:mod:`~alice_lab.recurrent.bptt`, :mod:`~alice_lab.recurrent.scan`,
+:mod:`~alice_lab.recurrent.ssm`, :mod:`~alice_lab.recurrent.gated`,
+:mod:`~alice_lab.recurrent.reservoir`. Importing this package imports neither torch nor
+JAX.
+
+Book: Chapter 13, "Recurrent models" (lines 6331-6849).
+"""
+
+from alice_lab.recurrent.bptt import (
+    bptt_products,
+    bptt_terms,
+    bptt_weight_jacobian,
+    clip_grad_norm,
+    clip_grad_value,
+    rnn_forward,
+)
+from alice_lab.recurrent.cells import (
+    bidirectional,
+    elman_rnn,
+    gate_binarization_penalty,
+    gru,
+    gru_cell,
+    li_gru_cell,
+    lstm,
+    lstm_cell,
+    params_from_torch,
+    rnn,
+    rnn_cell,
+    unroll,
+)
+from alice_lab.recurrent.gated import aft, rwkv_channel_mix, rwkv_time_mix, token_shift
+from alice_lab.recurrent.linear_attention import (
+    causal_linear_attention_parallel,
+    causal_linear_attention_recurrent,
+    elu_plus_one,
+    kernel_attention,
+    linear_attention,
+    linear_attention_step,
+    quadratic_features,
+    unnormalized_linear_attention,
+)
+from alice_lab.recurrent.reservoir import esn_fit_readout, esn_reservoir, esn_states
+from alice_lab.recurrent.scan import (
+    ScanOp,
+    ScanTrace,
+    associative_scan,
+    is_associative,
+    jax_associative_scan,
+    jax_linear_recurrence,
+    linear_recurrence,
+    linear_recurrence_op,
+    scan_schedule,
+    sequential_scan,
+)
+from alice_lab.recurrent.ssm import (
+    diagonal_ssm,
+    diagonalize,
+    diagonalize_ssm,
+    discretize,
+    linear_ssm,
+    selective_ssm,
+    ssm_closed_form,
+    ssm_conv,
+    ssm_conv_fft,
+    ssm_kernel,
+    ssm_op,
+    ssm_scan,
+)
+
+__all__ = [
+    "ScanOp",
+    "ScanTrace",
+    "aft",
+    "associative_scan",
+    "bidirectional",
+    "bptt_products",
+    "bptt_terms",
+    "bptt_weight_jacobian",
+    "causal_linear_attention_parallel",
+    "causal_linear_attention_recurrent",
+    "clip_grad_norm",
+    "clip_grad_value",
+    "diagonal_ssm",
+    "diagonalize",
+    "diagonalize_ssm",
+    "discretize",
+    "elman_rnn",
+    "elu_plus_one",
+    "esn_fit_readout",
+    "esn_reservoir",
+    "esn_states",
+    "gate_binarization_penalty",
+    "gru",
+    "gru_cell",
+    "is_associative",
+    "jax_associative_scan",
+    "jax_linear_recurrence",
+    "kernel_attention",
+    "li_gru_cell",
+    "linear_attention",
+    "linear_attention_step",
+    "linear_recurrence",
+    "linear_recurrence_op",
+    "linear_ssm",
+    "lstm",
+    "lstm_cell",
+    "params_from_torch",
+    "quadratic_features",
+    "rnn",
+    "rnn_cell",
+    "rnn_forward",
+    "rwkv_channel_mix",
+    "rwkv_time_mix",
+    "scan_schedule",
+    "selective_ssm",
+    "sequential_scan",
+    "ssm_closed_form",
+    "ssm_conv",
+    "ssm_conv_fft",
+    "ssm_kernel",
+    "ssm_op",
+    "ssm_scan",
+    "token_shift",
+    "unnormalized_linear_attention",
+    "unroll",
+]
