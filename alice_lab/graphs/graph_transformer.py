@@ -1,0 +1,124 @@
+r"""Graph transformers: self-attention over all nodes, plus structural embeddings.
+
+A transformer applied to the node features alone is permutation equivariant but blind
+to the edges (line 6299): two different graphs with the same features give the same
+output. Adding an embedding of the connectivity fixes this,
+:math:`\mathbf{H} = \mathrm{Transformer}(\mathbf{X} + \mathrm{Embedding}(\mathbf{A}))`
+(line 6301). The random-walk embedding (line 6315) stacks the return probabilities
+:math:`\mathrm{diag}(\mathbf{R}^t)`, t = 1..k, of the random walk
+:math:`\mathbf{R} = \mathbf{A}\mathbf{D}^{-1}`: an (n, k) matrix (the book stacks the
+k diagonals as rows, a (k, n) matrix, which needs a transpose before ``@ W``).
+
+Book: §12.3.3 (lines 6291-6317).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from alice_lab.graphs.matrices import (
+    check_adjacency,
+    laplacian,
+    random_walk_matrix,
+    to_dense,
+)
+
+__all__ = [
+    "graph_transformer",
+    "init_graph_transformer",
+    "laplacian_pe",
+    "random_walk_pe",
+    "transformer_block",
+]
+
+
+def random_walk_pe(A: Any, k: int) -> np.ndarray:
+    r"""Random-walk positional encoding (n, k): column t-1 is
+    :math:`\mathrm{diag}(\mathbf{R}^t)`, the probability that a walk from each node is
+    back after t steps. NumPy (A dense or ``scipy.sparse``); powers computed
+    iteratively in float64.
+
+    >>> random_walk_pe(np.array([[0., 1.], [1., 0.]]), 3).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    check_adjacency(A, nonnegative=True)
+    if int(k) < 1:
+        raise ValueError(f"k must be >= 1; got {k}")
+    R = np.asarray(to_dense(random_walk_matrix(A)), dtype=np.float64)
+    P = R.copy()
+    cols = [np.diag(P).copy()]
+    for _ in range(int(k) - 1):
+        P = P @ R
+        cols.append(np.diag(P).copy())
+    return np.stack(cols, axis=1)
+
+
+def laplacian_pe(A: Any, k: int) -> np.ndarray:
+    """The k eigenvectors of the normalised Laplacian after the first (n, k), a
+    positional encoding defined up to the sign of each column (line 6317)."""
+    n = check_adjacency(A, nonnegative=True)
+    if not 1 <= int(k) < n:
+        raise ValueError(f"k must lie in 1..{n - 1}; got {k}")
+    L = np.asarray(to_dense(laplacian(A, normalized=True)), dtype=np.float64)
+    _, vecs = np.linalg.eigh(L)
+    return vecs[:, 1 : int(k) + 1]
+
+
+def _layer_norm(X: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    mu = X.mean(axis=-1, keepdims=True)
+    return (X - mu) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)
+
+
+def transformer_block(X: np.ndarray, p: dict, *, mask: Any = None) -> np.ndarray:
+    r"""A pre-norm, single-head transformer block on the nodes (NumPy):
+    :math:`\mathbf{X} + \mathrm{SA}(\mathrm{LN}(\mathbf{X}))`, then
+    :math:`+\,\mathrm{MLP}(\mathrm{LN}(\cdot))`. ``mask`` (n, n) boolean restricts the
+    attention (True = may attend); None attends to every node."""
+    from scipy.special import softmax
+
+    H = _layer_norm(X)
+    Q, K, V = H @ p["Wq"], H @ p["Wk"], H @ p["Wv"]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    X = X + softmax(S, axis=-1) @ V @ p["Wo"]
+    H = _layer_norm(X)
+    return X + np.maximum(H @ p["W1"], 0.0) @ p["W2"]
+
+
+def init_graph_transformer(
+    c: int, *, k: int = 8, layers: int = 2, hidden: int = 32, seed: int = 0
+) -> dict:
+    """Seeded parameters: ``"pe"`` (k, c) and one dict per block (NumPy)."""
+    rng = np.random.default_rng(seed)
+
+    def w(a, b):
+        return rng.standard_normal((a, b)) / np.sqrt(a)
+
+    blocks = [
+        {"Wq": w(c, c), "Wk": w(c, c), "Wv": w(c, c), "Wo": w(c, c),
+         "W1": w(c, hidden), "W2": w(hidden, c)}
+        for _ in range(layers)
+    ]  # fmt: skip
+    return {"pe": w(k, c), "blocks": blocks}
+
+
+def graph_transformer(
+    X: Any, A: Any, params: dict, *, pe: str | None = "rw"
+) -> np.ndarray:
+    r"""A graph transformer (Figure F.12.9): add :math:`\mathrm{RWPE}(\mathbf{A})
+    \mathbf{W}_{pe}` (``pe="rw"``, W_pe (k, c)) or nothing (``pe=None``) to X (n, c),
+    then the blocks. Returns (n, c)."""
+    n = check_adjacency(A)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] != n:
+        raise ValueError(f"X must have shape ({n}, c); got {X.shape}")
+    if pe == "rw":
+        X = X + random_walk_pe(A, params["pe"].shape[0]) @ params["pe"]
+    elif pe is not None:
+        raise ValueError(f"pe must be 'rw' or None; got {pe!r}")
+    for p in params["blocks"]:
+        X = transformer_block(X, p)
+    return X
