@@ -1,0 +1,130 @@
+"""Attention, from the dot product to multi-head, chunked and cached attention, and
+positional embeddings, for NumPy, PyTorch and JAX arrays.
+
+Modules: :mod:`~alice_lab.attention.scoring` (scores, scaled dot-product, hard
+attention), :mod:`~alice_lab.attention.masks` (causal, boolean, padding),
+:mod:`~alice_lab.attention.multihead` (self-, multi-head, cross-, multi-query),
+:mod:`~alice_lab.attention.chunked` (online softmax),
+:mod:`~alice_lab.attention.kv_cache`,
+:mod:`~alice_lab.attention.positional` (sinusoidal, ALiBi, RoPE, relative bias),
+:mod:`~alice_lab.attention.blocks` (the transformer block and heads) and
+:mod:`~alice_lab.attention.torch_modules` (``MultiHeadAttention`` and
+``TransformerBlock`` ``nn.Module`` s; loaded on first use, so importing this package
+does not import torch).
+
+Book: Chapter 10 (lines 5056-5603) and §11.1-11.2 (masks, cross-attention, online
+softmax, KV cache).
+
+>>> import numpy as np
+>>> from alice_lab.attention import scaled_dot_product_attention, causal_mask
+>>> scaled_dot_product_attention(np.ones((3, 2)), np.ones((3, 2)), np.eye(3),
+...                              mask=causal_mask(3)).round(3).tolist()[1]
+[0.5, 0.5, 0.0]
+"""
+
+from __future__ import annotations
+
+from alice_lab.attention.blocks import (
+    add_class_token,
+    block_init,
+    layer_norm,
+    mean_pool,
+    mlp_block,
+    transformer_block,
+)
+from alice_lab.attention.chunked import chunked_attention
+from alice_lab.attention.kv_cache import KVCache, kv_cache_bytes
+from alice_lab.attention.masks import (
+    apply_mask,
+    boolean_causal_mask,
+    causal_mask,
+    literal_book_causal_attention,
+    padding_mask,
+)
+from alice_lab.attention.multihead import (
+    cross_attention,
+    merge_heads,
+    mha_init,
+    mha_param_count,
+    multi_head_attention,
+    multi_query_attention,
+    qkv_projections,
+    self_attention,
+    split_heads,
+)
+from alice_lab.attention.positional import (
+    add_positional,
+    alibi_bias,
+    alibi_slopes,
+    frequencies,
+    linear_scalar_positions,
+    one_hot_positions,
+    relative_bias_attention,
+    rope,
+    sinusoidal_positions,
+    toeplitz_bias,
+)
+from alice_lab.attention.scoring import (
+    attention_weights,
+    dot_scores,
+    hard_attention,
+    naive_attention,
+    parameter_free_attention,
+    scaled_dot_product_attention,
+    tempered_attention,
+)
+
+__all__ = [
+    "KVCache",
+    "MultiHeadAttention",
+    "TransformerBlock",
+    "add_class_token",
+    "add_positional",
+    "alibi_bias",
+    "alibi_slopes",
+    "apply_mask",
+    "attention_weights",
+    "block_init",
+    "boolean_causal_mask",
+    "causal_mask",
+    "chunked_attention",
+    "cross_attention",
+    "dot_scores",
+    "frequencies",
+    "hard_attention",
+    "kv_cache_bytes",
+    "layer_norm",
+    "linear_scalar_positions",
+    "literal_book_causal_attention",
+    "mean_pool",
+    "merge_heads",
+    "mha_init",
+    "mha_param_count",
+    "mlp_block",
+    "multi_head_attention",
+    "multi_query_attention",
+    "naive_attention",
+    "one_hot_positions",
+    "padding_mask",
+    "parameter_free_attention",
+    "qkv_projections",
+    "relative_bias_attention",
+    "rope",
+    "scaled_dot_product_attention",
+    "self_attention",
+    "sinusoidal_positions",
+    "split_heads",
+    "tempered_attention",
+    "toeplitz_bias",
+    "transformer_block",
+]
+
+_TORCH = ("MultiHeadAttention", "TransformerBlock")
+
+
+def __getattr__(name: str):
+    if name in _TORCH:
+        from alice_lab.attention import torch_modules
+
+        return getattr(torch_modules, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
