@@ -1,4 +1,4 @@
-r"""Regularization: weight penalties, early stopping, data augmentation, dropout.
+r"""Regularization: weight penalties, early stopping, dropout.
 
 * **Weight penalties** (§9.2.1): :math:`L_{reg} = L + \lambda R(w)` with
   :math:`R = \lVert w\rVert^2` (gradient :math:`\nabla L + 2\lambda w`) or
@@ -11,9 +11,7 @@ r"""Regularization: weight penalties, early stopping, data augmentation, dropout
 * **Early stopping** (§9.2.2): :class:`EarlyStopping` with the usual patience rule
   ("no improvement on the best score for k epochs", which is what the rollback to epoch
   t - k assumes) or the book's printed rule, and rollback to the best weights.
-* **Augmentation** (§9.2.3), seeded NumPy on the host: Gaussian noise, flips, shifts,
-  rotations, mixup, cutmix, cutout for images ``(b, h, w, c)``; time shifts and time
-  masks for sequences ``(b, t, c)``.
+* **Augmentation** (§9.2.3) lives in :mod:`alice_lab.augmentation`.
 * **Dropout** (§9.3.1) with explicit ``keep_prob`` / ``drop_prob`` (the book's ``p`` is
   the *keep* probability, ``torch.nn.Dropout(p)`` takes the *drop* probability),
   inverted by default (divide by ``keep_prob`` in training, identity at inference, so
@@ -44,31 +42,22 @@ from alice_lab.backend import array_namespace, device_of
 __all__ = [
     "EarlyStopping",
     "adam",
-    "cutmix",
-    "cutout",
     "decoupled_decay_step",
     "dropconnect_linear",
     "dropout",
     "dropout_mask",
     "early_stopping_epoch",
     "exact_dropout_expectation",
-    "gaussian_noise",
     "has_converged",
     "l1_penalty",
     "l2_grad",
     "l2_penalty",
     "mc_dropout_predict",
-    "mixup",
     "project_l1_ball",
     "project_l2_ball",
-    "random_hflip",
-    "random_rotation",
-    "random_shift",
     "sgd_l2_step",
     "soft_threshold",
     "spatial_dropout",
-    "time_mask",
-    "time_shift",
 ]
 
 
@@ -287,162 +276,6 @@ def early_stopping_epoch(
         if es.step(s):
             break
     return es.stopped_epoch, es.best_epoch
-
-
-# --- §9.2.3 data augmentation (host NumPy, seeded) ------------------------------------
-
-
-def _images(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x)
-    if x.ndim != 4:
-        raise ValueError(f"images must have shape (b, h, w, c); got {x.shape}")
-    return x
-
-
-def gaussian_noise(x: np.ndarray, sigma: float, rng: Any = 0) -> np.ndarray:
-    r""":math:`x' = x + \varepsilon`, :math:`\varepsilon\sim\mathcal{N}(0,\sigma^2 I)`
-    (lines 4409-4413)."""
-    x = np.asarray(x, dtype=float)
-    return x + sigma * _gen(rng).standard_normal(x.shape)
-
-
-def random_hflip(x: np.ndarray, p: float = 0.5, rng: Any = 0) -> np.ndarray:
-    """Flip each image of ``x (b, h, w, c)`` left-right with probability ``p``."""
-    x = _images(x)
-    flip = _gen(rng).random(x.shape[0]) < p
-    return np.where(flip[:, None, None, None], x[:, :, ::-1, :], x)
-
-
-def random_shift(x: np.ndarray, max_shift: int = 1, rng: Any = 0) -> np.ndarray:
-    """Translate each image by integers in ``[-max_shift, max_shift]`` along h and w,
-    filling with zeros (``max_shift=0`` is the identity)."""
-    x = _images(x)
-    g = _gen(rng)
-    out = np.zeros_like(x)
-    b, h, w, _ = x.shape
-    for i, (dy, dx) in enumerate(g.integers(-max_shift, max_shift + 1, size=(b, 2))):
-        src = x[i, max(0, -dy) : h - max(0, dy), max(0, -dx) : w - max(0, dx)]
-        out[
-            i,
-            max(0, dy) : max(0, dy) + src.shape[0],
-            max(0, dx) : max(0, dx) + src.shape[1],
-        ] = src
-    return out
-
-
-def random_rotation(
-    x: np.ndarray,
-    max_degrees: float = 20.0,
-    rng: Any = 0,
-    *,
-    angle: float | None = None,
-) -> np.ndarray:
-    """Rotate each image by an angle drawn uniformly in ``[-max_degrees, max_degrees]``
-    (or by the given ``angle``; 0 is the identity), the parametric T(x; c) of E.9.4."""
-    from scipy.ndimage import rotate
-
-    x = _images(x).astype(float)
-    b = x.shape[0]
-    angles = (
-        np.full(b, float(angle))
-        if angle is not None
-        else _gen(rng).uniform(-max_degrees, max_degrees, b)
-    )
-    return np.stack(
-        [
-            x[i] if a == 0 else rotate(x[i], a, axes=(0, 1), reshape=False, order=1)
-            for i, a in enumerate(angles)
-        ]
-    )
-
-
-def mixup(
-    x: np.ndarray,
-    y: np.ndarray,
-    *,
-    lam: float | None = None,
-    alpha: float | None = None,
-    rng: Any = 0,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    r"""Mixup of a batch with a permutation of itself: :math:`\lambda x_1 +
-    (1-\lambda)x_2` and the same for the one-hot labels ``y (b, m)`` (eq. ``eq:mixup``,
-    lines 4457-4471). λ is given, or drawn from U[0, 1] (the book) or Beta(α, α) (the
-    paper). Returns ``(x_mix, y_mix, lam)``."""
-    g = _gen(rng)
-    if lam is None:
-        lam = float(g.beta(alpha, alpha) if alpha else g.uniform())
-    perm = g.permutation(len(x))
-    return lam * x + (1 - lam) * x[perm], lam * y + (1 - lam) * y[perm], lam
-
-
-def _box(h: int, w: int, size: tuple[int, int], g: np.random.Generator) -> np.ndarray:
-    ph, pw = size
-    if ph > h or pw > w:
-        raise ValueError(f"patch {size} does not fit in an image of size {(h, w)}")
-    top, left = g.integers(0, h - ph + 1), g.integers(0, w - pw + 1)
-    M = np.zeros((h, w, 1))
-    M[top : top + ph, left : left + pw] = 1.0
-    return M
-
-
-def cutmix(
-    x1: np.ndarray,
-    y1: np.ndarray,
-    x2: np.ndarray,
-    y2: np.ndarray,
-    patch: tuple[int, int],
-    *,
-    lam: str = "area",
-    rng: Any = 0,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""CutMix of two images ``(h, w, c)``: :math:`M\odot x_1 + (1-M)\odot x_2` with a
-    ``patch``-sized box ``M`` at a random place; labels mixed with the patch's area
-    fraction (``lam="area"``, the CutMix paper) or a U[0, 1] draw (``"random"``, as the
-    book says, line 4485). Returns ``(x, y, M)`` with ``M (h, w, 1)``."""
-    g = _gen(rng)
-    M = _box(x1.shape[0], x1.shape[1], patch, g)
-    weight = float(M.mean()) if lam == "area" else float(g.uniform())
-    return M * x1 + (1 - M) * x2, weight * y1 + (1 - weight) * y2, M
-
-
-def cutout(
-    x: np.ndarray, size: int, rng: Any = 0, *, channels: str = "all"
-) -> np.ndarray:
-    """Zero a ``size × size`` square of each image ``(b, h, w, c)`` (on all channels, as
-    in DeVries and Taylor; ``channels="one"`` picks one channel, as line 4653 says)."""
-    x = _images(x).astype(float)
-    g = _gen(rng)
-    out = x.copy()
-    for i in range(x.shape[0]):
-        M = _box(x.shape[1], x.shape[2], (size, size), g)[..., 0] > 0
-        if channels == "all":
-            out[i][M] = 0.0
-        else:
-            out[i][M, g.integers(x.shape[3])] = 0.0
-    return out
-
-
-def time_shift(x: np.ndarray, max_shift: int, rng: Any = 0) -> np.ndarray:
-    """Sequence augmentation: roll each sequence of ``x (b, t, c)`` in time by an
-    integer in ``[-max_shift, max_shift]`` (circularly)."""
-    x = np.asarray(x)
-    if x.ndim != 3:
-        raise ValueError(f"sequences must have shape (b, t, c); got {x.shape}")
-    shifts = _gen(rng).integers(-max_shift, max_shift + 1, size=x.shape[0])
-    return np.stack([np.roll(x[i], s, axis=0) for i, s in enumerate(shifts)])
-
-
-def time_mask(x: np.ndarray, width: int, rng: Any = 0) -> np.ndarray:
-    """Sequence augmentation: zero ``width`` consecutive time steps of each sequence of
-    ``x (b, t, c)`` (SpecAugment-style)."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 3 or width > x.shape[1]:
-        raise ValueError(f"expected x (b, t, c) with t >= width={width}; got {x.shape}")
-    g = _gen(rng)
-    out = x.copy()
-    for i, s in enumerate(g.integers(0, x.shape[1] - width + 1, size=x.shape[0])):
-        out[i, s : s + width] = 0.0
-    return out
 
 
 # --- §9.3.1 dropout -------------------------------------------------------------------

@@ -26,7 +26,7 @@
 # PyTorch, SciPy or scikit-learn:
 #
 # * **regularization of the weights** (ℓ2, weight decay, ℓ1), **early stopping** and
-#   **data augmentation** (§9.2) — `alice_lab.regularization`;
+#   **data augmentation** (§9.2) — `alice_lab.regularization`, `alice_lab.augmentation`;
 # * **dropout** and **normalization layers** (batch, layer, group, instance, RMS) (§9.3)
 #   — `alice_lab.regularization`, `alice_lab.normalization`;
 # * **residual connections**, the block designs built on them, and the view of a
@@ -56,6 +56,7 @@ import torch
 from scipy.integrate import solve_ivp
 from sklearn.linear_model import Lasso, Ridge
 
+from alice_lab import augmentation as au
 from alice_lab import normalization as nz
 from alice_lab import regularization as rg
 from alice_lab import residual as rs
@@ -245,7 +246,7 @@ early_stopping.static_view(60 if FAST else 120)
 # $T(x; 0) = x$ (E.9.4; rotations, flips, shifts), RandAugment (a couple of transforms
 # drawn per mini-batch, one shared magnitude), **mixup** (convex combinations of two
 # examples *and* of their labels) and **CutMix** (a patch of one image pasted into
-# another). All of them live in `alice_lab.regularization`, seeded; sequences get
+# another). All of them live in `alice_lab.augmentation`, seeded; sequences get
 # `time_shift` and `time_mask`.
 
 # %%
@@ -253,15 +254,15 @@ X_dig, y_dig = load_digits()
 imgs = X_dig[:4].reshape(4, 8, 8, 1) / 16
 aug = {
     "original": imgs,
-    "rotation ±20°": rg.random_rotation(imgs, 20, rng=1),
-    "shift ±1": rg.random_shift(imgs, 1, rng=2),
-    "noise σ=0.2": rg.gaussian_noise(imgs, 0.2, rng=3),
-    "flip": rg.random_hflip(imgs, p=1.0),
-    "cutout 3×3": rg.cutout(imgs, 3, rng=4),
+    "rotation ±20°": au.random_rotation(imgs, 20, rng=1),
+    "shift ±1": au.random_shift(imgs, 1, rng=2),
+    "noise σ=0.2": au.gaussian_noise(imgs, 0.2, rng=3),
+    "flip": au.random_hflip(imgs, p=1.0),
+    "cutout 3×3": au.cutout(imgs, 3, rng=4),
 }
-x_mix, _, lam = rg.mixup(imgs, np.eye(10)[y_dig[:4]], lam=0.6, rng=5)
+x_mix, _, lam = au.mixup(imgs, np.eye(10)[y_dig[:4]], lam=0.6, rng=5)
 aug["mixup λ=0.6"] = x_mix
-x_cm, y_cm, _ = rg.cutmix(imgs[0], np.eye(10)[y_dig[0]], imgs[1], np.eye(10)[y_dig[1]],
+x_cm, y_cm, _ = au.cutmix(imgs[0], np.eye(10)[y_dig[0]], imgs[1], np.eye(10)[y_dig[1]],
                           (4, 4), rng=6)
 fig, axes = plt.subplots(4, len(aug) + 1, figsize=(9, 5.4))
 for j, (name, batch) in enumerate(aug.items()):
@@ -280,7 +281,7 @@ verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
 # ```{admonition} Erratum (E9-07, §9.2.3, line 4485)
 # :class: warning
 # The book mixes CutMix's labels "with a random coefficient λ". In the CutMix paper the
-# label weight is the **area fraction** of the pasted patch; `rg.cutmix` uses that by
+# label weight is the **area fraction** of the pasted patch; `au.cutmix` uses that by
 # default (`lam="area"`) and offers the book's version as `lam="random"`.
 # ```
 
@@ -347,7 +348,7 @@ verify("C9-39", "C9-40")
 # ```{admonition} Erratum (E9-11, §9.3.1, line 4653)
 # :class: warning
 # Cutout, as proposed by DeVries and Taylor, masks a square of the input on **all**
-# channels, not "patches of a single channel" (`rg.cutout(..., channels="one")` gives
+# channels, not "patches of a single channel" (`au.cutout(..., channels="one")` gives
 # the book's reading).
 # ```
 

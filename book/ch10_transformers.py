@@ -32,7 +32,8 @@
 #   class and register tokens (§10.3), and a multi-view model that is invariant to the
 #   order of its views.
 #
-# The code lives in `alice_lab.attention`, written once for NumPy, PyTorch and JAX
+# The code lives in `alice_lab.attention` (the transformer block of §10.3 in
+# `alice_lab.transformer`), written once for NumPy, PyTorch and JAX
 # arrays and tested against `torch.nn.MultiheadAttention` and
 # `torch.nn.functional.scaled_dot_product_attention`. Every checkable statement is
 # computed in the open and checked by `alice_lab.claims.verify`, which prints a `✓`
@@ -58,6 +59,7 @@ import torch
 from scipy.special import softmax
 
 from alice_lab import attention as A
+from alice_lab import transformer as T
 from alice_lab.claims import verify
 from alice_lab.data import load_digits
 from alice_lab.widgets import attention_lab, dictionary_lookup, positional
@@ -559,7 +561,7 @@ verify("C10-48", "C10-49")
 
 # %%
 Xb = rng.standard_normal((2, 5, 8))
-print("with the class token:", A.add_class_token(Xb, np.zeros(8)).shape)
+print("with the class token:", T.add_class_token(Xb, np.zeros(8)).shape)
 verify("C10-50", "C10-51", "C10-52")
 
 # %% [markdown]

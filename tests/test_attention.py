@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from alice_lab import attention as A
+from alice_lab import transformer as T
 
 
 def _qkv(rng, b=2, n=5, m=7, d=4, dv=3):
@@ -166,15 +167,16 @@ def test_multi_query_attention_equals_mha_with_tied_kv(backend, rng):
 
 def test_self_attention_is_permutation_equivariant_and_mean_pooling_invariant(rng):
     X = rng.standard_normal((7, 8))
-    params = A.block_init(8, 2, rng=rng)
+    block = T.init_block_params(8, 2, 32, rng=rng, bias=False)
+    params = block["attn"]
     P = np.eye(7)[rng.permutation(7)]
-    H = A.transformer_block(X, params, heads=2)
+    H = T.transformer_block(X, block, heads=2)
     np.testing.assert_allclose(
-        A.transformer_block(P @ X, params, heads=2), P @ H, atol=1e-12
+        T.transformer_block(P @ X, block, heads=2), P @ H, atol=1e-12
     )
     np.testing.assert_allclose(
-        A.mean_pool(A.transformer_block(P @ X, params, heads=2)),
-        A.mean_pool(H),
+        T.mean_pool(T.transformer_block(P @ X, block, heads=2)),
+        T.mean_pool(H),
         atol=1e-12,
     )
     # positional embeddings break it

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from alice_lab import augmentation as au
 from alice_lab import regularization as rg
 
 torch = pytest.importorskip("torch")
@@ -108,38 +109,38 @@ def test_early_stopping_rules_and_rollback():
 
 def test_augmentations_are_seeded_and_identity_at_zero():
     x = np.random.default_rng(0).normal(size=(3, 8, 8, 2))
-    np.testing.assert_array_equal(rg.random_rotation(x, angle=0), x)
-    np.testing.assert_array_equal(rg.random_hflip(x, p=0.0), x)
-    np.testing.assert_array_equal(rg.random_hflip(x, p=1.0), x[:, :, ::-1])
-    np.testing.assert_array_equal(rg.random_shift(x, 0), x)
+    np.testing.assert_array_equal(au.random_rotation(x, angle=0), x)
+    np.testing.assert_array_equal(au.random_hflip(x, p=0.0), x)
+    np.testing.assert_array_equal(au.random_hflip(x, p=1.0), x[:, :, ::-1])
+    np.testing.assert_array_equal(au.random_shift(x, 0), x)
     np.testing.assert_array_equal(
-        rg.random_shift(x, 2, rng=4), rg.random_shift(x, 2, rng=4)
+        au.random_shift(x, 2, rng=4), au.random_shift(x, 2, rng=4)
     )
     assert not np.array_equal(
-        rg.random_rotation(x, rng=1), rg.random_rotation(x, rng=2)
+        au.random_rotation(x, rng=1), au.random_rotation(x, rng=2)
     )
     # a 90 degree rotation equals np.rot90 on a square image
     sq = np.arange(16.0).reshape(1, 4, 4, 1)
     np.testing.assert_allclose(
-        rg.random_rotation(sq, angle=90)[0, :, :, 0],
+        au.random_rotation(sq, angle=90)[0, :, :, 0],
         np.rot90(sq[0, :, :, 0]),
         atol=1e-9,
     )
     y = np.eye(3)
-    xm, ym, lam = rg.mixup(x, y, rng=3)
+    xm, ym, lam = au.mixup(x, y, rng=3)
     np.testing.assert_allclose(ym.sum(1), 1.0)
-    xm1, ym1, _ = rg.mixup(x, y, lam=1.0)
+    xm1, ym1, _ = au.mixup(x, y, lam=1.0)
     np.testing.assert_array_equal(xm1, x)
     x1, x2 = np.ones((16, 16, 3)), np.zeros((16, 16, 3))
-    xc, yc, M = rg.cutmix(x1, y[0], x2, y[1], (4, 4), rng=0)
+    xc, yc, M = au.cutmix(x1, y[0], x2, y[1], (4, 4), rng=0)
     assert M.sum() == 16 and np.array_equal(xc[..., 0], M[..., 0])
     np.testing.assert_allclose(yc, [16 / 256, 1 - 16 / 256, 0])
-    co = rg.cutout(np.ones((2, 8, 8, 3)), 3, rng=0)
+    co = au.cutout(np.ones((2, 8, 8, 3)), 3, rng=0)
     assert ((co == 0).all(-1).sum((1, 2)) == 9).all()
     seq = np.arange(10.0).reshape(1, 10, 1)
-    sh = rg.time_shift(seq, 3, rng=0)
+    sh = au.time_shift(seq, 3, rng=0)
     assert sorted(sh.ravel()) == list(range(10))
-    assert (rg.time_mask(seq, 4, rng=0) == 0).sum() in (4, 5)
+    assert (au.time_mask(seq, 4, rng=0) == 0).sum() in (4, 5)
 
 
 def test_dropout_statistics_and_keep_vs_drop(backend):

@@ -7,10 +7,10 @@ attention), :mod:`~alice_lab.attention.masks` (causal, boolean, padding),
 :mod:`~alice_lab.attention.chunked` (online softmax),
 :mod:`~alice_lab.attention.kv_cache`,
 :mod:`~alice_lab.attention.positional` (sinusoidal, ALiBi, RoPE, relative bias),
-:mod:`~alice_lab.attention.blocks` (the transformer block and heads) and
-:mod:`~alice_lab.attention.torch_modules` (``MultiHeadAttention`` and
+and :mod:`~alice_lab.attention.torch_modules` (``MultiHeadAttention`` and
 ``TransformerBlock`` ``nn.Module`` s; loaded on first use, so importing this package
-does not import torch).
+does not import torch). The functional transformer block, token-wise MLP, class
+token and mean pooling (§10.3) live in :mod:`alice_lab.transformer`.
 
 Book: Chapter 10 (lines 5056-5603) and §11.1-11.2 (masks, cross-attention, online
 softmax, KV cache).
@@ -24,14 +24,6 @@ softmax, KV cache).
 
 from __future__ import annotations
 
-from alice_lab.attention.blocks import (
-    add_class_token,
-    block_init,
-    layer_norm,
-    mean_pool,
-    mlp_block,
-    transformer_block,
-)
 from alice_lab.attention.chunked import chunked_attention
 from alice_lab.attention.kv_cache import KVCache, kv_cache_bytes
 from alice_lab.attention.masks import (
@@ -78,13 +70,11 @@ __all__ = [
     "KVCache",
     "MultiHeadAttention",
     "TransformerBlock",
-    "add_class_token",
     "add_positional",
     "alibi_bias",
     "alibi_slopes",
     "apply_mask",
     "attention_weights",
-    "block_init",
     "boolean_causal_mask",
     "causal_mask",
     "chunked_attention",
@@ -93,14 +83,11 @@ __all__ = [
     "frequencies",
     "hard_attention",
     "kv_cache_bytes",
-    "layer_norm",
     "linear_scalar_positions",
     "literal_book_causal_attention",
-    "mean_pool",
     "merge_heads",
     "mha_init",
     "mha_param_count",
-    "mlp_block",
     "multi_head_attention",
     "multi_query_attention",
     "naive_attention",
@@ -116,7 +103,6 @@ __all__ = [
     "split_heads",
     "tempered_attention",
     "toeplitz_bias",
-    "transformer_block",
 ]
 
 _TORCH = ("MultiHeadAttention", "TransformerBlock")

@@ -295,7 +295,8 @@ def _e9_09() -> str:
 def _c9_39() -> str:
     import torch
 
-    from alice_lab.regularization import cutout, spatial_dropout
+    from alice_lab.augmentation import cutout
+    from alice_lab.regularization import spatial_dropout
 
     X = np.ones((64, 5, 5, 8))
     mine = spatial_dropout(X, drop_prob=0.5, rng=0)
@@ -317,7 +318,7 @@ def _c9_39() -> str:
     "on all channels.",
 )
 def _e9_11() -> str:
-    from alice_lab.regularization import cutout
+    from alice_lab.augmentation import cutout
 
     co = cutout(np.ones((2, 12, 12, 3)), 5, rng=4)
     zeros = co == 0

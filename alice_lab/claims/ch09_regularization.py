@@ -541,7 +541,7 @@ def _c9_17() -> str:
 def _c9_19() -> str:
     from sklearn.linear_model import LinearRegression, Ridge
 
-    from alice_lab.regularization import gaussian_noise
+    from alice_lab.augmentation import gaussian_noise
 
     rng = _rng(4)
     X = rng.normal(size=(20, 3))
@@ -564,7 +564,7 @@ def _c9_19() -> str:
     "a flip with probability 0 leave the image unchanged; 90° equals numpy.rot90.",
 )
 def _c9_20() -> str:
-    from alice_lab.regularization import random_hflip, random_rotation
+    from alice_lab.augmentation import random_hflip, random_rotation
 
     x = _rng(6).normal(size=(2, 6, 6, 3))
     assert np.array_equal(random_rotation(x, angle=0.0), x)
@@ -583,7 +583,7 @@ def _c9_20() -> str:
     "different augmented batches, the same seed the same one.",
 )
 def _c9_21() -> str:
-    from alice_lab.regularization import random_rotation
+    from alice_lab.augmentation import random_rotation
 
     x = _rng(7).normal(size=(4, 8, 8, 1))
     a, b = random_rotation(x, rng=1), random_rotation(x, rng=2)
@@ -599,7 +599,7 @@ def _c9_21() -> str:
     "a large set, all with one shared magnitude.",
 )
 def _c9_22() -> str:
-    from alice_lab.regularization import random_rotation, random_shift
+    from alice_lab.augmentation import random_rotation, random_shift
 
     ops = {
         "rotate": lambda x, m, r: random_rotation(x, 10 * m, r),
@@ -628,7 +628,7 @@ def _c9_22() -> str:
 def _c9_26() -> str:
     import torch
 
-    from alice_lab.regularization import mixup
+    from alice_lab.augmentation import mixup
 
     rng = _rng(9)
     x, y = rng.normal(size=(5, 4)), np.eye(5)
@@ -653,7 +653,7 @@ def _c9_26() -> str:
     "64×64×3 image covers 32·32·3 entries, taken from x₁; the rest is x₂.",
 )
 def _c9_27() -> str:
-    from alice_lab.regularization import cutmix
+    from alice_lab.augmentation import cutmix
 
     rng = _rng(10)
     x1, x2 = rng.normal(size=(64, 64, 3)), rng.normal(size=(64, 64, 3))
@@ -671,7 +671,7 @@ def _c9_27() -> str:
     statement="CutMix mixes the labels with a weight λ (random in [0, 1] in the book).",
 )
 def _c9_28() -> str:
-    from alice_lab.regularization import cutmix
+    from alice_lab.augmentation import cutmix
 
     x = np.zeros((8, 8, 1))
     lams = [
@@ -691,7 +691,7 @@ def _c9_28() -> str:
     "fraction of the pasted patch.",
 )
 def _e9_07() -> str:
-    from alice_lab.regularization import cutmix
+    from alice_lab.augmentation import cutmix
 
     x = np.zeros((16, 16, 1))
     _, y, M = cutmix(x, np.eye(2)[0], x, np.eye(2)[1], (4, 8), rng=2)

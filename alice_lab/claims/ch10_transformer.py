@@ -24,9 +24,10 @@ def _perm(n: int, seed: int) -> np.ndarray:
 
 
 def _block(e=8, h=2, seed=0):
-    from alice_lab.attention import block_init
+    """Bias-free block parameters (the book's §10.3 block), p = 4e."""
+    from alice_lab.transformer import init_block_params
 
-    return block_init(e, h, rng=_rng(seed))
+    return init_block_params(e, h, 4 * e, rng=_rng(seed), bias=False)
 
 
 @claim(
@@ -38,12 +39,12 @@ def _block(e=8, h=2, seed=0):
     "every output row.",
 )
 def _c10_44() -> str:
-    from alice_lab.attention import mlp_block, multi_head_attention
+    from alice_lab.transformer import mha_forward, mlp_block
 
     p = _block()
     X, P = _rng(44).standard_normal((6, 8)), _perm(6, 44)
-    mlp = lambda Z: mlp_block(Z, p["W1"], p["W2"])  # noqa: E731
-    mha = lambda Z: multi_head_attention(Z, p, heads=2)  # noqa: E731
+    mlp = lambda Z: mlp_block(Z, p["mlp"]["W1"], p["mlp"]["W2"])  # noqa: E731
+    mha = lambda Z: mha_forward(Z, p["attn"], heads=2)  # noqa: E731
     eq = _maxerr(mlp(P @ X), P @ mlp(X))
     X2 = X.copy()
     X2[2] += 1.0
@@ -88,7 +89,7 @@ def _c10_45() -> str:
     "inputs of each sublayer and its outputs are not normalised.",
 )
 def _c10_46() -> str:
-    from alice_lab.attention import transformer_block
+    from alice_lab.transformer import transformer_block
 
     p = _block(seed=46)
     X = 3.0 * _rng(46).standard_normal((7, 8)) + 1.0
@@ -159,7 +160,7 @@ def _c10_49() -> str:
 def _c10_50() -> str:
     import torch
 
-    from alice_lab.attention import add_class_token
+    from alice_lab.transformer import add_class_token
 
     X = torch.as_tensor(_rng(51).standard_normal((3, 5, 4)))
     c = torch.zeros(4, dtype=torch.float64, requires_grad=True)
@@ -181,7 +182,7 @@ def _c10_50() -> str:
     "permutations of the n content tokens (no positional embeddings).",
 )
 def _c10_51() -> str:
-    from alice_lab.attention import add_class_token, transformer_block
+    from alice_lab.transformer import add_class_token, transformer_block
 
     p = _block(seed=51)
     X = _rng(53).standard_normal((6, 8))
@@ -200,7 +201,7 @@ def _c10_51() -> str:
     "(n + r, e) in, (n, e) out, and they change the content tokens' outputs.",
 )
 def _c10_52() -> str:
-    from alice_lab.attention import transformer_block
+    from alice_lab.transformer import transformer_block
 
     p = _block(seed=52)
     X = _rng(56).standard_normal((5, 8))

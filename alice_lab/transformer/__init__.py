@@ -7,7 +7,7 @@ Generic array functions (NumPy, torch, JAX; no torch import at ``import alice_la
   ``multi_query_attention``, gated units (``gated_unit``, ``glu``, ``swiglu_mlp``),
   ``init_block_params``, ``from_torch_encoder_layer`` / ``from_torch_decoder_layer``.
 - :mod:`~alice_lab.transformer.tokens`: ``patchify`` / ``unpatchify`` /
-  ``patchify_einops`` / ``patch_embed``, class and register tokens,
+  ``patchify_einops`` / ``patch_embed``, class and register tokens, ``mean_pool``,
   ``concat_modalities``.
 - :mod:`~alice_lab.transformer.mixer`: ``mixer_block``, ``token_shift``,
   ``monet_block``.
@@ -52,6 +52,7 @@ from alice_lab.transformer.tokens import (
     add_register_tokens,
     concat_modalities,
     drop_register_tokens,
+    mean_pool,
     patch_embed,
     patchify,
     patchify_einops,
@@ -89,6 +90,7 @@ __all__ = [
     "init_attention_params",
     "init_block_params",
     "layer_norm",
+    "mean_pool",
     "mha_forward",
     "mixer_block",
     "mixer_param_count",

@@ -25,6 +25,7 @@ import numpy as np
 
 from alice_lab import activations
 from alice_lab.backend import array_namespace, device_of
+from alice_lab.normalization import layer_norm  # re-exported: the chapter-9 one
 
 __all__ = [
     "block_param_count",
@@ -47,20 +48,6 @@ __all__ = [
 
 def _phi(phi: Any):
     return activations.get(phi) if isinstance(phi, str) else phi
-
-
-def layer_norm(
-    X: Any, gamma: Any = None, beta: Any = None, *, eps: float = 1e-5
-) -> Any:
-    """Layer normalisation over the last axis (biased variance, as torch):
-    :func:`alice_lab.normalization.layer_norm` (chapter 9).
-
-    >>> layer_norm(np.array([[1.0, 3.0]])).round(3).tolist()
-    [[-1.0, 1.0]]
-    """
-    from alice_lab.normalization import layer_norm as shared
-
-    return shared(X, gamma, beta, eps=eps)
 
 
 def mlp_block(X: Any, W1: Any, W2: Any, b1: Any = None, b2: Any = None, phi="gelu"):

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from alice_lab.backend import array_namespace
-from alice_lab.transformer.blocks import layer_norm, mlp_block
+from alice_lab.normalization import layer_norm
+from alice_lab.transformer.blocks import mlp_block
 
 __all__ = ["mixer_block", "mixer_param_count", "monet_block", "token_shift"]
 

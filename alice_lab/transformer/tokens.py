@@ -1,4 +1,5 @@
-r"""Tokens: image patches, class and register tokens, multimodal sequences.
+r"""Tokens: image patches, class and register tokens, mean pooling, multimodal
+sequences.
 
 An image ``(b, h, w, c)`` (the book's channels-last layout) becomes ``n = (h/p)(w/p)``
 tokens of length ``p·p·c``: patches in row-major order (left to right, then top to
@@ -6,8 +7,8 @@ bottom), each flattened as ``(ph, pw, c)``, the order of Box 11.2's einops patte
 ``'b c (h ph) (w pw) -> b (h w) (ph pw c)'``. A linear projection of the patches is the
 same as a convolution with kernel size = stride = p (line 5795).
 
-Book: §11.2.4 (lines 5773-5839), Box 11.2 (5799-5823); class and register tokens
-§10.3 (lines 5534-5564).
+Book: §11.2.4 (lines 5773-5839), Box 11.2 (5799-5823); mean pooling, class and
+register tokens §10.3 (lines 5522-5564).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "add_register_tokens",
     "concat_modalities",
     "drop_register_tokens",
+    "mean_pool",
     "patch_embed",
     "patchify",
     "patchify_einops",
@@ -135,6 +137,19 @@ def add_class_token(X: Any, c: Any, *, position: str = "last") -> Any:
     if position not in ("first", "last"):
         raise ValueError(f"position must be 'first' or 'last'; got {position!r}")
     return xp.concat([C, X] if position == "first" else [X, C], axis=-2)
+
+
+def mean_pool(H: Any) -> Any:
+    r"""Mean pooling over the tokens, :math:`\frac1n\sum_i\mathbf{H}_i`:
+    (..., n, e) -> (..., e). Permutation invariant. Book: §10.3.1 (line 5526).
+
+    >>> mean_pool(np.array([[1.0, 2.0], [3.0, 6.0]])).tolist()
+    [2.0, 4.0]
+    """
+    if H.ndim < 2:
+        raise ValueError(f"expected tokens (..., n, e); got shape {tuple(H.shape)}")
+    xp = array_namespace(H)
+    return xp.mean(H, axis=-2)
 
 
 def add_register_tokens(X: Any, R: Any) -> Any:
