@@ -168,6 +168,13 @@ MIN_STATIC_WIDGETS = {
     "ch04_linear_models": 2,
     "ch05_fully_connected": 2,
     "ch06_automatic_differentiation": 3,
+    "ch07_convolutions": 3,
+    "ch08_beyond_images": 3,
+    "ch09_scaling_up": 3,
+    "ch10_transformers": 3,
+    "ch11_transformers_in_practice": 3,
+    "ch12_graph_models": 3,
+    "ch13_recurrent_models": 3,
     "appA_probability": 2,
     "appB_universal_approximation": 2,
 }

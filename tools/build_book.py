@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WATCHED = ["alice_lab/**/*.py", "benchmarks/results/latest.md"]
+WATCHED = ["alice_lab/**/*.py", "benchmarks/*.py", "benchmarks/results/latest.md",
+           "benchmarks/results/curves.json"]
 
 
 def inputs_hash() -> str:

@@ -23,6 +23,22 @@ package imports neither ipywidgets nor matplotlib.
   :mod:`~alice_lab.widgets.ad_modes` (§6.2-6.3),
   :mod:`~alice_lab.widgets.graph_viewer` (§6.4.2, F.6.1),
   :mod:`~alice_lab.widgets.vanishing` (§6.4.3).
+- chapter 7: :mod:`~alice_lab.widgets.conv_filter` (a filter editor on a photo),
+  :mod:`~alice_lab.widgets.receptive_field`, :mod:`~alice_lab.widgets.conv_sliding`;
+  chapter 8: :mod:`~alice_lab.widgets.sampling` (temperature, top-k, top-p),
+  :mod:`~alice_lab.widgets.causal_conv`, :mod:`~alice_lab.widgets.tokenizer_view`;
+  chapter 9: :mod:`~alice_lab.widgets.dropout_view`,
+  :mod:`~alice_lab.widgets.batchnorm_stats`, :mod:`~alice_lab.widgets.early_stopping`,
+  :mod:`~alice_lab.widgets.norm_axes`.
+- chapter 10: :mod:`~alice_lab.widgets.attention_lab`,
+  :mod:`~alice_lab.widgets.dictionary_lookup`, :mod:`~alice_lab.widgets.positional`;
+  chapter 11: :mod:`~alice_lab.widgets.mask_gallery`,
+  :mod:`~alice_lab.widgets.online_softmax`, :mod:`~alice_lab.widgets.kv_cache`;
+  chapter 12: :mod:`~alice_lab.widgets.graph_diffusion`,
+  :mod:`~alice_lab.widgets.gat_ranking`,
+  :mod:`~alice_lab.widgets.graph_receptive_field`;
+  chapter 13: :mod:`~alice_lab.widgets.recurrent_vs_parallel`,
+  :mod:`~alice_lab.widgets.scan_tree`, :mod:`~alice_lab.widgets.ssm_kernel`.
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
 """
@@ -34,22 +50,44 @@ import importlib
 _SUBMODULES = (
     "activation_gallery",
     "ad_modes",
+    "attention_lab",
+    "batchnorm_stats",
     "bayes_coin",
+    "causal_conv",
+    "conv_filter",
+    "conv_sliding",
+    "dictionary_lookup",
+    "dropout_view",
+    "early_stopping",
     "embedding",
     "fd_step",
+    "gat_ranking",
     "gaussian_pdf",
     "gd_momentum",
+    "graph_diffusion",
+    "graph_receptive_field",
     "graph_viewer",
     "kl_divergence",
+    "kv_cache",
     "loss_margin",
+    "mask_gallery",
     "mc_convergence",
     "mc_risk",
-    "reliability",
     "minibatch_sgd",
+    "norm_axes",
+    "online_softmax",
+    "positional",
+    "receptive_field",
+    "recurrent_vs_parallel",
+    "reliability",
+    "sampling",
+    "scan_tree",
     "sigmoid_step",
     "softmax_temperature",
+    "ssm_kernel",
     "staircase",
     "static",
+    "tokenizer_view",
     "vanishing",
     "xor_playground",
 )
