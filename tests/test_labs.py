@@ -1,6 +1,6 @@
 """Labs: the instructor source passes every check, the student notebook fails each
-exercise cleanly, every check rejects its known wrong answers, and ``make_student``
-refuses to destroy anything."""
+exercise cleanly, and ``make_student`` refuses to destroy anything (every check's
+reference and mutants: test_lab_checks.py)."""
 
 from __future__ import annotations
 
@@ -66,26 +66,6 @@ def test_student_notebook_fails_each_exercise_cleanly(student_run):
 
 
 # --- the checks -------------------------------------------------------------------
-
-CHECK_IDS = sorted(grading.CHECKS)
-
-
-@pytest.mark.parametrize("id", CHECK_IDS)
-def test_reference_passes(id):
-    c = grading.CHECKS[id]
-    result = grading.run(id, c.reference())
-    assert result.passed, result.message
-    assert result.points == result.max_points == c.points
-
-
-@pytest.mark.parametrize("id", CHECK_IDS)
-def test_every_mutant_is_rejected(id):
-    c = grading.CHECKS[id]
-    assert len(c.mutants) >= 3, f"{id} needs known wrong answers to reject"
-    for description, wrong in c.mutants.items():
-        result = grading.run(id, wrong)
-        assert not result.passed, f"{id} accepted the mutant {description!r}"
-        assert result.points == 0 and result.status in ("failed", "error")
 
 
 def test_check_prints_one_line_per_outcome(capsys):
