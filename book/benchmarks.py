@@ -30,3 +30,64 @@ table = Path("../benchmarks/results/latest.md")
 if not table.exists():  # when the notebook is opened from the repository root
     table = Path("benchmarks/results/latest.md")
 display(Markdown(table.read_text(encoding="utf-8")))
+
+# %% [markdown]
+# ## Cost curves
+#
+# Three costs the book discusses are better seen as curves than as single ratios.
+# `python -m benchmarks.curves` (part of `make bench`) measures them and stores the
+# numbers in `benchmarks/results/curves.json`; the figures below are drawn from that
+# file, with the machine it came from.
+#
+# * **Attention memory** (§11.2): naive attention holds the $(n, n)$ score matrix, so its
+#   peak memory grows like $n^2$; the chunked version with the online softmax keeps one
+#   $(n, \text{chunk})$ tile and running maxima and sums, so it grows like $n$.
+# * **Graph diffusion** (§12.1): with about 20 neighbours per node the adjacency matrix is
+#   almost all zeros; `alice_lab.graphs.diffusion` switches to a sparse product by itself.
+# * **Parallel scan** (§13.3): the associative scan does more work than the loop but in
+#   $O(\log n)$ sequential steps; whether that pays depends on the hardware (on a couple
+#   of CPU cores it usually does not).
+
+# %%
+import json
+import sys
+
+root = table.resolve().parents[2]
+sys.path.insert(0, str(root))
+import matplotlib.pyplot as plt  # noqa: E402
+
+from benchmarks import bench_attention, bench_graphs, bench_scan  # noqa: E402
+
+
+def show(fig):
+    """Display a figure once (pyplot-made figures would show again at cell end)."""
+    display(fig)
+    plt.close(fig)
+
+
+curves = json.loads((root / "benchmarks" / "results" / "curves.json").read_text())
+print(f"measured on {curves['date']}, {curves['machine']['platform']}, "
+      f"{curves['machine']['cpus']} CPUs")
+mem = curves["attention_memory"]
+for n, c, nv, r in zip(mem["n"], mem["chunked"], mem["naive"], mem["ratio"], strict=True):
+    print(f"n = {n:5d}: chunked {c / 2**20:7.1f} MiB, naive {nv / 2**20:7.1f} MiB, "
+          f"ratio {r:.3f}")
+show(bench_attention.plot_memory(mem))
+
+# %%
+graph = curves["graph_diffusion"]
+for n, r in zip(graph["n"], graph["ratio"], strict=True):
+    print(f"{n:5d} nodes: sparse is {r:.1f}× faster than dense")
+show(bench_graphs.plot_scaling(graph))
+
+# %%
+scan = curves["scan"]
+for n, p, s in zip(scan["lengths"], scan["associative_s"], scan["sequential_s"],
+                   strict=True):
+    print(f"n = {n:6d}: associative {1e3 * p:8.2f} ms, sequential {1e3 * s:8.2f} ms")
+show(bench_scan.plot_scan(scan))
+
+# %% [markdown]
+# The asserted versions of these statements (chunked attention equals the naive result,
+# sparse and dense diffusion agree, the scan equals the loop) are unit tests in `tests/`;
+# this page only reports costs.
