@@ -36,15 +36,15 @@ book: setup
 	@echo "Open file://$(CURDIR)/_build/html/index.html"
 
 # The notebooks run under nbval (--nbval-lax: every cell must run; the asserts are in
-# the cells); --dist loadgroup keeps each notebook's cells on one kernel.
+# the cells); --dist loadfile keeps each notebook's cells on one kernel.
 # `make test` builds the quick copy of the site (ALICE_FAST=1, _build/fast) for the
 # browser test; `make book` builds the full one.
 test: setup
 	$(PY) tools/build_book.py --fast
-	ALICE_SITE=_build/fast/_build/html ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadgroup --nbval-lax tests book
+	ALICE_SITE=_build/fast/_build/html ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests book
 
 test-fast: $(STAMP)
-	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadgroup --nbval-lax -m "not browser" tests book
+	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax -m "not browser" tests book
 
 lab: setup
 	$(VENV)/bin/jupyter lab --notebook-dir=.

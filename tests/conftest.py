@@ -165,19 +165,3 @@ def backend(request) -> Backend:
 def rng():
     return np.random.default_rng(0)
 
-
-# Tests of one file share module-scoped fixtures (an executed notebook, a browser) and
-# nbval's cells share one kernel, so `make test` keeps each file on one worker
-# (`--dist loadgroup` with the file as the group), except the files listed here, whose
-# parametrised cases are independent and long: those are spread over the workers.
-SPREAD_FILES = {"tests/test_grader_labs.py"}
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.get_closest_marker("xdist_group"):
-            continue
-        path = item.nodeid.split("::")[0]
-        group = item.nodeid if path in SPREAD_FILES else path
-        item.add_marker(pytest.mark.xdist_group(name=group))

@@ -400,21 +400,42 @@ def check_random_shift(random_shift: Callable) -> tuple[bool, str]:
     Y = np.asarray(random_shift(X.copy(), np.random.default_rng(4)))
     if Y.shape != X.shape:
         return False, f"output has shape {Y.shape}; expected {X.shape}"
-    seen = set()
-    for i in range(len(X)):
-        match = [
-            (dy, dx)
-            for dy in (-1, 0, 1)
-            for dx in (-1, 0, 1)
-            if np.array_equal(Y[i], _shifted(X[i], dy, dx))
-        ]
-        if not match:
-            return False, (
-                f"image {i} is not its input shifted by at most one pixel "
-                "with a zero-filled border"
-            )
-        seen.add(match[0])
-    if len(seen) < 6:
+    # The shift each image got (or none); 1 marks an image that is a shifted copy.
+    found = [
+        next(
+            (
+                (dy, dx)
+                for dy in (-1, 0, 1)
+                for dx in (-1, 0, 1)
+                if np.array_equal(Y[i], _shifted(X[i], dy, dx))
+            ),
+            None,
+        )
+        for i in range(len(X))
+    ]
+    hits = np.array([m is not None for m in found], dtype=float)
+    ok, _ = _compare(
+        "is a zero-filled shift of its input (1 = yes), per image",
+        hits,
+        np.ones(len(X)),
+        rtol=0.0,
+        atol=0.0,
+    )
+    if not ok:
+        i = int(np.argmin(hits))
+        return False, (
+            f"image {i} is not its input shifted by at most one pixel "
+            "with a zero-filled border"
+        )
+    seen = {m for m in found}
+    ok, _ = _compare(
+        "number of different shifts in the batch (at least 6 of 9, capped at 6)",
+        float(min(len(seen), 6)),
+        np.float64(6.0),
+        rtol=0.0,
+        atol=0.0,
+    )
+    if not ok:
         return False, f"only {len(seen)} of the 9 shifts appear in a batch of 90 images"
     return True, "every image shifted by its own (dy, dx) ∈ {-1, 0, 1}², zeros in"
 
@@ -471,20 +492,29 @@ def check_prepare_finetuning(prepare_finetuning: Callable) -> tuple[bool, str]:
     new = prepare_finetuning(model, 3)
     x = torch.randn(4, 3, 2, 2)
     out = new(x)
-    if tuple(out.shape) != (4, 3):
+    if not _compare(
+        "the new model's output shape", out.shape, np.array([4.0, 3.0]), rtol=0, atol=0
+    )[0]:
         return False, f"the new model outputs {tuple(out.shape)}; expected (4, 3)"
     head = [m for m in new.modules() if isinstance(m, nn.Linear)][-1]
     if head.weight.shape == old_head.shape and torch.equal(head.weight, old_head):
         return False, "the head was not replaced"
-    if head.in_features != 8:
+    if not _compare(
+        "the new head's in_features", head.in_features, np.float64(8), rtol=0, atol=0
+    )[0]:
         return False, (
             f"the new head takes {head.in_features} features; it must replace "
             "the old head and read the backbone's 8"
         )
-    if not all(p.requires_grad for p in head.parameters()):
-        return False, "the new head must be trainable"
     body = [p for m in list(new.modules())[1:] if m is not head for p in m.parameters()]
-    if any(p.requires_grad for p in body):
+    trainable = [float(p.requires_grad) for p in (*head.parameters(), *body)]
+    want = np.array([1.0] * len(list(head.parameters())) + [0.0] * len(body))
+    if not all(p.requires_grad for p in head.parameters()):
+        _compare("requires_grad (head, then backbone)", trainable, want, rtol=0, atol=0)
+        return False, "the new head must be trainable"
+    if not _compare(
+        "requires_grad (head, then backbone)", trainable, want, rtol=0, atol=0
+    )[0]:
         return False, "the backbone's parameters must be frozen (requires_grad=False)"
     for k, v in new.state_dict().items():
         if k in before and v.shape == before[k].shape and not k.startswith("3."):
