@@ -24,7 +24,7 @@
 # %%
 from pathlib import Path
 
-from IPython.display import Markdown, display
+from IPython.display import Image, Markdown, display
 
 table = Path("../benchmarks/results/latest.md")
 if not table.exists():  # when the notebook is opened from the repository root
@@ -49,6 +49,7 @@ display(Markdown(table.read_text(encoding="utf-8")))
 #   of CPU cores it usually does not).
 
 # %%
+import io
 import json
 import sys
 
@@ -60,9 +61,11 @@ from benchmarks import bench_attention, bench_graphs, bench_scan  # noqa: E402
 
 
 def show(fig):
-    """Display a figure once (pyplot-made figures would show again at cell end)."""
-    display(fig)
+    """Display a figure as a PNG, once, whether or not pyplot made it."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
     plt.close(fig)
+    display(Image(buffer.getvalue()))
 
 
 curves = json.loads((root / "benchmarks" / "results" / "curves.json").read_text())
