@@ -41,10 +41,6 @@ __all__ = [
 ]
 
 
-def _gen(rng: Any) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-
-
 def _images(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim != 4:
@@ -56,13 +52,13 @@ def gaussian_noise(x: np.ndarray, sigma: float, rng: Any = 0) -> np.ndarray:
     r""":math:`x' = x + \varepsilon`, :math:`\varepsilon\sim\mathcal{N}(0,\sigma^2 I)`
     (lines 4409-4413)."""
     x = np.asarray(x, dtype=float)
-    return x + sigma * _gen(rng).standard_normal(x.shape)
+    return x + sigma * np.random.default_rng(rng).standard_normal(x.shape)
 
 
 def random_hflip(x: np.ndarray, p: float = 0.5, rng: Any = 0) -> np.ndarray:
     """Flip each image of ``x (b, h, w, c)`` left-right with probability ``p``."""
     x = _images(x)
-    flip = _gen(rng).random(x.shape[0]) < p
+    flip = np.random.default_rng(rng).random(x.shape[0]) < p
     return np.where(flip[:, None, None, None], x[:, :, ::-1, :], x)
 
 
@@ -70,7 +66,7 @@ def random_shift(x: np.ndarray, max_shift: int = 1, rng: Any = 0) -> np.ndarray:
     """Translate each image by integers in ``[-max_shift, max_shift]`` along h and w,
     filling with zeros (``max_shift=0`` is the identity)."""
     x = _images(x)
-    g = _gen(rng)
+    g = np.random.default_rng(rng)
     out = np.zeros_like(x)
     b, h, w, _ = x.shape
     for i, (dy, dx) in enumerate(g.integers(-max_shift, max_shift + 1, size=(b, 2))):
@@ -99,7 +95,7 @@ def random_rotation(
     angles = (
         np.full(b, float(angle))
         if angle is not None
-        else _gen(rng).uniform(-max_degrees, max_degrees, b)
+        else np.random.default_rng(rng).uniform(-max_degrees, max_degrees, b)
     )
     return np.stack(
         [
@@ -121,7 +117,7 @@ def mixup(
     (1-\lambda)x_2` and the same for the one-hot labels ``y (b, m)`` (eq. ``eq:mixup``,
     lines 4457-4471). λ is given, or drawn from U[0, 1] (the book) or Beta(α, α) (the
     paper). Returns ``(x_mix, y_mix, lam)``."""
-    g = _gen(rng)
+    g = np.random.default_rng(rng)
     if lam is None:
         lam = float(g.beta(alpha, alpha) if alpha else g.uniform())
     perm = g.permutation(len(x))
@@ -152,7 +148,7 @@ def cutmix(
     ``patch``-sized box ``M`` at a random place; labels mixed with the patch's area
     fraction (``lam="area"``, the CutMix paper) or a U[0, 1] draw (``"random"``, as the
     book says, line 4485). Returns ``(x, y, M)`` with ``M (h, w, 1)``."""
-    g = _gen(rng)
+    g = np.random.default_rng(rng)
     M = _box(x1.shape[0], x1.shape[1], patch, g)
     weight = float(M.mean()) if lam == "area" else float(g.uniform())
     return M * x1 + (1 - M) * x2, weight * y1 + (1 - weight) * y2, M
@@ -164,7 +160,7 @@ def cutout(
     """Zero a ``size × size`` square of each image ``(b, h, w, c)`` (on all channels, as
     in DeVries and Taylor; ``channels="one"`` picks one channel, as line 4653 says)."""
     x = _images(x).astype(float)
-    g = _gen(rng)
+    g = np.random.default_rng(rng)
     out = x.copy()
     for i in range(x.shape[0]):
         M = _box(x.shape[1], x.shape[2], (size, size), g)[..., 0] > 0
@@ -181,7 +177,8 @@ def time_shift(x: np.ndarray, max_shift: int, rng: Any = 0) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim != 3:
         raise ValueError(f"sequences must have shape (b, t, c); got {x.shape}")
-    shifts = _gen(rng).integers(-max_shift, max_shift + 1, size=x.shape[0])
+    g = np.random.default_rng(rng)
+    shifts = g.integers(-max_shift, max_shift + 1, size=x.shape[0])
     return np.stack([np.roll(x[i], s, axis=0) for i, s in enumerate(shifts)])
 
 
@@ -191,7 +188,7 @@ def time_mask(x: np.ndarray, width: int, rng: Any = 0) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if x.ndim != 3 or width > x.shape[1]:
         raise ValueError(f"expected x (b, t, c) with t >= width={width}; got {x.shape}")
-    g = _gen(rng)
+    g = np.random.default_rng(rng)
     out = x.copy()
     for i, s in enumerate(g.integers(0, x.shape[1] - width + 1, size=x.shape[0])):
         out[i, s : s + width] = 0.0

@@ -61,10 +61,6 @@ __all__ = [
 ]
 
 
-def _gen(rng: Any) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-
-
 def _like(host: np.ndarray, x: Any) -> Any:
     """A host array moved to the library, dtype and device of ``x``."""
     xp = array_namespace(x)
@@ -296,7 +292,7 @@ def _keep(keep_prob: float | None, drop_prob: float | None) -> float:
 def dropout_mask(shape: tuple[int, ...], keep_prob: float, rng: Any = 0) -> np.ndarray:
     r"""A host mask with entries :math:`M_{ij}\sim\text{Bern}(p)`, p = ``keep_prob``
     (``eq:sampling_m``, line 4531)."""
-    return (_gen(rng).random(shape) < keep_prob).astype(np.float64)
+    return (np.random.default_rng(rng).random(shape) < keep_prob).astype(np.float64)
 
 
 def dropout(
@@ -355,7 +351,7 @@ def mc_dropout_predict(
     r"""Monte Carlo dropout: ``k`` stochastic passes ``f(x, rng)`` (dropout on), and
     their mean and standard deviation, :math:`\frac1k\sum_i f(x; Z_i)` (lines
     4597-4605)."""
-    g = _gen(rng)
+    g = np.random.default_rng(rng)
     outs = [f(x, g) for _ in range(k)]
     xp = array_namespace(outs[0])
     Y = xp.stack(outs)

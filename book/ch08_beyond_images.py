@@ -61,6 +61,7 @@ import torch.nn.functional as F
 from scipy.signal import chirp, spectrogram
 from scipy.special import log_softmax
 
+from alice_lab import conv as C
 from alice_lab import sequence as S
 from alice_lab import text as T
 from alice_lab.claims import verify
@@ -74,7 +75,14 @@ torch.set_num_threads(1)
 
 
 def conv1d_cl(X, W3, b=None, **kw):
-    """torch's conv1d on the book's channels-last layout: X (t, c), W3 (s, c', c)."""
+    """`alice_lab.conv.conv1d` with the book's kernel layout: X (t, c), W3 (s, c', c).
+
+    alice_lab.conv stores kernels (s, c, c') (JAX/TensorFlow order), hence the swap."""
+    return C.conv1d(X, W3.transpose(0, 2, 1), b, **kw)
+
+
+def torch_conv1d_cl(X, W3, b=None, **kw):
+    """torch's conv1d on the same layout, as an independent comparison."""
     x = torch.as_tensor(X, dtype=torch.float64).T[None]
     w = torch.as_tensor(W3, dtype=torch.float64).permute(1, 2, 0)
     bb = None if b is None else torch.as_tensor(b, dtype=torch.float64)
@@ -174,7 +182,8 @@ verify("E8-03")
 #
 # With every index written out, the weights become a rank-3 tensor
 # $W \sim (s, c', c)$ and $H_{iz} = \sum_{i'=1}^{2k+1}\sum_{d=1}^{c} W_{i',z,d}
-# X_{i'+t(i),d}$ (E.8.3). We compute both by hand and compare with PyTorch.
+# X_{i'+t(i),d}$ (E.8.3). We compute both by hand and compare them, and
+# `alice_lab.conv.conv1d` (which stores the kernel as $(s, c, c')$), with PyTorch.
 
 # %%
 t_len, c, c_out, s_k = 20, 3, 4, 5
@@ -190,9 +199,11 @@ for i in range(1, t_len + 1):  # 1-based, as the book
         j = ip + (i - k - 1)  # t(i) = i - k - 1
         if 1 <= j <= t_len:
             H_index[i - 1] += W3[ip - 1] @ X[j - 1]
-H_torch = conv1d_cl(X, W3, padding="same")
+H_lib = conv1d_cl(X, W3, padding="same")  # alice_lab.conv.conv1d
+H_torch = torch_conv1d_cl(X, W3, padding="same")
 print("patch form vs torch:", np.abs(H_patch - H_torch).max())
 print("index form vs torch:", np.abs(H_index - H_torch).max())
+print("alice_lab.conv.conv1d vs torch:", np.abs(H_lib - H_torch).max())
 verify("C8-05", "C8-06", "C8-07")
 
 # %% [markdown]
@@ -216,7 +227,8 @@ verify("E8-04", "E8-05")
 
 # %% [markdown]
 # The 3-D layer adds one more sum, over a kernel axis $p'$ along time (same kernel size
-# on every axis). On a small video it agrees with `torch.nn.functional.conv3d`.
+# on every axis). On a small video it agrees with `torch.nn.functional.conv3d`, and so
+# does `alice_lab.conv.conv3d` (kernel stored as $(s, s, s, c, c')$).
 #
 # ```{admonition} Typo (line 3732)
 # :class: note
@@ -236,7 +248,9 @@ ref3 = F.conv3d(
     torch.tensor(Xv).permute(3, 0, 1, 2)[None], torch.tensor(Wv).permute(3, 4, 0, 1, 2),
     padding=1,
 )[0].permute(1, 2, 3, 0).numpy()
+H3_lib = C.conv3d(Xv, Wv.transpose(0, 1, 2, 4, 3), padding=1)  # kernel (s, s, s, c, c')
 print(f"(4, 5, 6, 2) -> {H3.shape}; max |loop - torch conv3d| = {np.abs(H3 - ref3).max():.1e}")
+print(f"max |alice_lab.conv.conv3d - torch conv3d| = {np.abs(H3_lib - ref3).max():.1e}")
 verify("C8-08")
 
 # %% [markdown]
@@ -249,12 +263,13 @@ verify("C8-08")
 # length then gives vectors of the same shape, ready for a classification head.
 
 # %%
-conv = torch.nn.Conv1d(3, 8, 5, padding=2)
-with torch.no_grad():
-    g = lambda x: F.max_pool1d(torch.relu(conv(x)), 2)  # noqa: E731
-    H1, H2 = g(torch.randn(1, 3, 37)), g(torch.randn(1, 3, 50))
-print("feature maps:", tuple(H1.shape), tuple(H2.shape))
-print("after global pooling:", tuple(H1.mean(-1).shape), tuple(H2.mean(-1).shape))
+r_len = np.random.default_rng(81)
+Wg, bg = r_len.standard_normal((5, 3, 8)), r_len.standard_normal(8)  # (s, c, c')
+g = lambda x: C.max_pool1d(np.maximum(C.conv1d(x, Wg, bg, padding=2), 0), 2)  # noqa: E731
+H1, H2 = g(r_len.standard_normal((1, 37, 3))), g(r_len.standard_normal((1, 50, 3)))
+print("feature maps (b, t, c'):", H1.shape, H2.shape)
+print("after global pooling:", C.global_avg_pool(H1, spatial_dims=1).shape,
+      C.global_avg_pool(H2, spatial_dims=1).shape)
 verify("C8-09")
 
 # %% [markdown]
@@ -471,8 +486,8 @@ w_small = rng.standard_normal((3, 4, 2))
 for d in (1, 2, 4):
     w_up = np.zeros((2 * d + 1, 4, 2))
     w_up[::d] = w_small
-    diff = np.abs(conv1d_cl(x_long, w_small, dilation=d) - conv1d_cl(x_long, w_up)).max()
-    print(f"d = {d}: dilated vs zero-upsampled kernel {diff:.1e}")
+    diff = np.abs(conv1d_cl(x_long, w_small, dilation=d) - torch_conv1d_cl(x_long, w_up)).max()
+    print(f"d = {d}: dilated (alice_lab) vs zero-upsampled kernel (torch) {diff:.1e}")
 for L in range(1, 6):
     plain = causal_conv.receptive_field_graph(L, 3, dilation_base=1, causal=False, t=129)
     dil = causal_conv.receptive_field_graph(L, 3, dilation_base=2, causal=False, t=129)
@@ -542,9 +557,15 @@ for ax, M_, title in ((axes[0], Jc, "centred kernel (s = 3)"), (axes[1], J, "cau
 plt.tight_layout()
 plt.show()
 print("causal Jacobian lower-triangular:", np.allclose(J, np.tril(J)))
+w_c = layer.conv.weight.detach().numpy().transpose(2, 1, 0)  # torch (c', c, s) -> (s, c, c')
+b_c = layer.conv.bias.detach().numpy()
+H_c = C.causal_conv1d(x_c[0].T.numpy(), w_c, b_c)  # alice_lab.conv, channels last
+print("alice_lab.conv.causal_conv1d vs torch CausalConv1d:",
+      np.abs(H_c[:, 0] - layer(x_c)[0, 0].detach().numpy()).max())
 w1, w3 = rng.standard_normal((1, 1, 1)), rng.standard_normal((3, 1, 1))
 print("is_causal(size 1):", S.is_causal(lambda Z: conv1d_cl(Z, w1), X[:, :1]),
-      "| is_causal(centred size 3):", S.is_causal(lambda Z: conv1d_cl(Z, w3, padding=1), X[:, :1]))
+      "| is_causal(centred size 3):", S.is_causal(lambda Z: conv1d_cl(Z, w3, padding=1), X[:, :1]),
+      "| is_causal(causal_conv1d size 3):", S.is_causal(lambda Z: C.causal_conv1d(Z, w3), X[:, :1]))
 verify("C8-29", "C8-30", "C8-31", "C8-32", "C8-33")
 
 # %% [markdown]

@@ -37,10 +37,34 @@ COMBOS_1D = _combos(1, 4, 1)
 COMBOS_3D = _combos(2, 2, 3)
 
 
+def _nchw(X):
+    """Channels last -> torch's channels first, written with torch alone (the references
+    below must not lean on alice_lab's own layout helpers)."""
+    return torch.as_tensor(X).movedim(-1, 1)
+
+
+def _nhwc(Y):
+    """torch's channels first -> channels last, as NumPy."""
+    return Y.movedim(1, -1).numpy()
+
+
+def _oihw(W):
+    """Kernel (s_1, ..., s_d, c_in, c_out) -> torch's (c_out, c_in, s_1, ..., s_d)."""
+    return torch.as_tensor(W).movedim((-1, -2), (0, 1))
+
+
+def test_layout_helpers_match_torch_permutes(rng):
+    X, W = rng.standard_normal((2, 5, 4, 3)), rng.standard_normal((3, 2, 3, 6))
+    np.testing.assert_array_equal(C.to_torch_layout(X), _nchw(X).numpy())
+    np.testing.assert_array_equal(C.from_torch_layout(_nchw(X).numpy()), X)
+    np.testing.assert_array_equal(C.to_torch_weight(W), _oihw(W).numpy())
+    np.testing.assert_array_equal(C.from_torch_weight(_oihw(W).numpy()), W)
+
+
 def _torch_conv(X, W, b, d, stride, pad, dil, groups):
     f = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[d]
-    Xt = C.to_torch_layout(torch.as_tensor(X))
-    Wt = C.to_torch_weight(torch.as_tensor(W))
+    Xt = _nchw(X)
+    Wt = _oihw(W)
     out = f(
         Xt,
         Wt,
@@ -50,7 +74,7 @@ def _torch_conv(X, W, b, d, stride, pad, dil, groups):
         dilation=dil,
         groups=groups,
     )
-    return C.from_torch_layout(out).numpy()
+    return _nhwc(out)
 
 
 def _check_against_torch(backend, rng, d, combo, spatial):
@@ -108,7 +132,7 @@ def test_loop_fft_and_toeplitz_agree_with_the_default(backend, rng, combo):
         rng.standard_normal((3, 3, 4 // groups, 4)),
     )
     kw = dict(stride=stride, padding=pad, dilation=dil, groups=groups)
-    ref = C.conv2d(X, W, **kw)
+    ref = _torch_conv(X, W, np.zeros(4), 2, stride, pad, dil, groups)
     for f in (C.conv2d_loop, C.fft_conv2d):
         got = f(backend.asarray(X), backend.asarray(W), **kw)
         np.testing.assert_allclose(backend.to_numpy(got), ref, rtol=1e-10, atol=1e-10)
@@ -166,16 +190,14 @@ def test_translation_equivariance(rng):
 @pytest.mark.parametrize("size, stride, padding", [(2, None, 0), (3, 2, 1), (3, 1, 0)])
 def test_pooling_matches_torch(backend, rng, size, stride, padding):
     X = rng.standard_normal((2, 9, 8, 3))
-    Xt = C.to_torch_layout(torch.as_tensor(X))
+    Xt = _nchw(X)
     st = size if stride is None else stride
     for ours, theirs in ((C.max_pool2d, F.max_pool2d), (C.avg_pool2d, F.avg_pool2d)):
         got = ours(backend.asarray(X), size, stride, padding=padding)
-        ref = C.from_torch_layout(theirs(Xt, size, st, padding)).numpy()
+        ref = _nhwc(theirs(Xt, size, st, padding))
         np.testing.assert_allclose(backend.to_numpy(got), ref, rtol=1e-12)
     x = rng.standard_normal((2, 11, 3))
-    ref1 = C.from_torch_layout(
-        F.max_pool1d(C.to_torch_layout(torch.as_tensor(x)), 2)
-    ).numpy()
+    ref1 = _nhwc(F.max_pool1d(_nchw(x), 2))
     np.testing.assert_allclose(backend.to_numpy(C.max_pool1d(backend.asarray(x))), ref1)
     g = backend.asarray(X)
     np.testing.assert_allclose(backend.to_numpy(C.global_avg_pool(g)), X.mean((1, 2)))
@@ -185,9 +207,7 @@ def test_pooling_matches_torch(backend, rng, size, stride, padding):
 
 def test_max_pool3d_matches_torch(rng):
     X = rng.standard_normal((1, 4, 6, 6, 2))
-    ref = C.from_torch_layout(
-        F.max_pool3d(C.to_torch_layout(torch.as_tensor(X)), 2)
-    ).numpy()
+    ref = _nhwc(F.max_pool3d(_nchw(X), 2))
     np.testing.assert_allclose(C.max_pool3d(X), ref)
 
 
@@ -207,17 +227,15 @@ def test_gradients_match_torch_conv2d(rng, groups, stride, dilation):
                 Xt, Wt, bt, stride=stride, padding=1, dilation=dilation, groups=groups
             )
         else:
-            H = C.from_torch_layout(
-                F.conv2d(
-                    C.to_torch_layout(Xt),
-                    C.to_torch_weight(Wt),
-                    bt,
-                    stride=stride,
-                    padding=1,
-                    dilation=dilation,
-                    groups=groups,
-                )
-            )
+            H = F.conv2d(
+                _nchw(Xt),
+                _oihw(Wt),
+                bt,
+                stride=stride,
+                padding=1,
+                dilation=dilation,
+                groups=groups,
+            ).movedim(1, -1)
         (H * torch.as_tensor(G)).sum().backward()
         grads.append([t.grad.numpy() for t in (Xt, Wt, bt)])
     for a, e in zip(*grads, strict=True):
@@ -231,9 +249,7 @@ def test_jax_grad_through_conv2d_matches_torch(rng):
         lambda w: (C.conv2d(jax.numpy.asarray(X), w, padding="same") ** 2).sum()
     )(jax.numpy.asarray(W))
     Wt = torch.tensor(W, requires_grad=True)
-    out = F.conv2d(
-        C.to_torch_layout(torch.as_tensor(X)), C.to_torch_weight(Wt), padding="same"
-    )
+    out = F.conv2d(_nchw(X), _oihw(Wt), padding="same")
     (out**2).sum().backward()
     np.testing.assert_allclose(np.asarray(gW), Wt.grad.numpy(), rtol=1e-10)
 
@@ -250,35 +266,29 @@ def test_causal_conv1d_sees_only_the_past(backend, rng):
     np.testing.assert_allclose(Yc[:, :7], Y[:, :7])
     assert np.abs(Yc[:, 7:] - Y[:, 7:]).min() > 0
     ref = F.conv1d(
-        F.pad(C.to_torch_layout(torch.as_tensor(X)), (4, 0)),
-        C.to_torch_weight(torch.as_tensor(W)),
+        F.pad(_nchw(X), (4, 0)),
+        _oihw(W),
         dilation=2,
     )
-    np.testing.assert_allclose(Y, C.from_torch_layout(ref).numpy(), atol=1e-12)
+    np.testing.assert_allclose(Y, _nhwc(ref), atol=1e-12)
 
 
 def test_1x1_depthwise_and_separable(backend, rng):
     X = rng.standard_normal((2, 6, 5, 4))
     W1, Wd = rng.standard_normal((4, 6)), rng.standard_normal((3, 3, 4))
-    Xt = C.to_torch_layout(torch.as_tensor(X))
-    ref1 = C.from_torch_layout(
-        F.conv2d(Xt, torch.as_tensor(W1.T[:, :, None, None]))
-    ).numpy()
+    Xt = _nchw(X)
+    ref1 = _nhwc(F.conv2d(Xt, torch.as_tensor(W1.T[:, :, None, None])))
     got1 = C.conv1x1(backend.asarray(X), backend.asarray(W1))
     np.testing.assert_allclose(backend.to_numpy(got1), ref1, atol=1e-12)
     refd = F.conv2d(
         Xt, torch.as_tensor(Wd.transpose(2, 0, 1)[:, None]), padding=1, groups=4
     )
     gotd = C.depthwise_conv2d(backend.asarray(X), backend.asarray(Wd))
-    np.testing.assert_allclose(
-        backend.to_numpy(gotd), C.from_torch_layout(refd).numpy(), atol=1e-12
-    )
+    np.testing.assert_allclose(backend.to_numpy(gotd), _nhwc(refd), atol=1e-12)
     gots = C.depthwise_separable_conv2d(
         backend.asarray(X), backend.asarray(Wd), backend.asarray(W1)
     )
-    refs = C.from_torch_layout(
-        F.conv2d(refd, torch.as_tensor(W1.T[:, :, None, None]))
-    ).numpy()
+    refs = _nhwc(F.conv2d(refd, torch.as_tensor(W1.T[:, :, None, None])))
     np.testing.assert_allclose(backend.to_numpy(gots), refs, atol=1e-12)
 
 
@@ -290,9 +300,7 @@ def test_patches_and_layouts(backend, rng):
     for i, j in itertools.product(range(5), range(6)):
         np.testing.assert_array_equal(P[1, i, j], Xp[1, i : i + 3, j : j + 3])
     # torch's unfold orders a patch (c, s, s); ours is (s, s, c)
-    U = F.unfold(
-        C.to_torch_layout(torch.as_tensor(X)), 3, padding=1
-    ).numpy()  # (b, c*9, L)
+    U = F.unfold(_nchw(X), 3, padding=1).numpy()  # (b, c*9, L)
     U = U.reshape(2, 3, 3, 3, 5, 6).transpose(0, 4, 5, 2, 3, 1)
     np.testing.assert_array_equal(P, U)
     T = C.to_torch_layout(backend.asarray(X))

@@ -116,6 +116,22 @@ def test_augmentations_are_seeded_and_identity_at_zero():
     np.testing.assert_array_equal(
         au.random_shift(x, 2, rng=4), au.random_shift(x, 2, rng=4)
     )
+    # each image is one of the zero-filled translations by at most 1 pixel, written
+    # here as a crop of the zero-padded image (not a wrap-around roll)
+    pos = np.random.default_rng(5).uniform(1, 2, size=(20, 5, 6, 1))
+    shifted = au.random_shift(pos, 1, rng=0)
+    xp = np.pad(pos, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    found = set()
+    for i in range(20):
+        hits = [
+            (dy, dx)
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+            if np.array_equal(shifted[i], xp[i, 1 - dy : 6 - dy, 1 - dx : 7 - dx])
+        ]
+        assert len(hits) == 1, (i, hits)
+        found.add(hits[0])
+    assert len(found) > 3  # the shifts vary between images
     assert not np.array_equal(
         au.random_rotation(x, rng=1), au.random_rotation(x, rng=2)
     )

@@ -192,9 +192,15 @@ def _c8_48() -> str:
     for seed in range(3):
         m = table_model(3, 2, 480 + seed)
         assert beam_search(m, [0], 4, beam_width=1)[0] == greedy_decode(m, [0], 4)[0]
+        # the most probable continuation, enumerated here from the table itself
+        brute = max(
+            itertools.product(range(3), repeat=4),
+            key=lambda x, m=m: sum(m([0, *x[:i]])[x[i]] for i in range(4)),
+        )
         assert (
             beam_search(m, [0], 4, beam_width=27)[0]
             == exhaustive_search(m, [0], 4, 3)[0]
+            == [0, *brute]
         )
     # ranking by products = ranking by summed logs
     r = _rng(48)

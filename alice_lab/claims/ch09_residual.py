@@ -343,6 +343,8 @@ def _c9_72() -> str:
     x0 = np.array([1.0])
     f = lambda x, t: -x  # noqa: E731
     assert np.array_equal(weight_tied_resnet(f, x0, 10, 0.1), euler(f, x0, 1.0, 0.1))
+    # closed form of Euler on x' = -x: x_n = (1 - h)^n x_0
+    assert abs(euler(f, x0, 1.0, 0.1)[0] - 0.9**10) < 1e-14
     errs = [abs(euler(f, x0, 1.0, h)[0] - np.exp(-1.0)) for h in (0.1, 0.05, 0.025)]
     ratios = [errs[1] / errs[0], errs[2] / errs[1]]
     assert all(0.45 <= r <= 0.55 for r in ratios) and abs(errs[0] - 0.0192) < 1e-4

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab import functional
 from alice_lab.backend import array_namespace, device_of
 
 __all__ = [
@@ -158,10 +159,9 @@ def one_hot(ids: Any, n: int, *, dtype: Any = None) -> Any:
     xp = array_namespace(ids)
     n = _as_int(n, "n", 1)
     _check_ids(ids, n, xp)
-    classes = xp.arange(n, device=device_of(ids))
-    if dtype is None:
-        dtype = xp.zeros(1, device=device_of(ids)).dtype
-    return xp.astype(ids[..., None] == classes, dtype)
+    # chapter 4's one_hot (labels (m,) -> (m, n)) on the flattened ids
+    flat = functional.one_hot(xp.reshape(ids, (-1,)), n, dtype=dtype)
+    return xp.reshape(flat, (*ids.shape, n))
 
 
 def embedding_lookup(E: Any, ids: Any) -> Any:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from alice_lab.conv import receptive_field
 from alice_lab.widgets._anim import (
     LiveFigure,
     animation_html,
@@ -87,7 +88,7 @@ def receptive_field_graph(
                 if 0 <= src < t:
                     active[lvl - 1, src] = True
                     edges.append((lvl, int(src), int(j)))
-    size = 1 + (kernel_size - 1) * sum(dil)
+    size = receptive_field([kernel_size] * layers, dilations=list(dil))  # 1 + (s-1)Σd
     return ReceptiveField(t, dil, kernel_size, causal, active, edges, size)
 
 
