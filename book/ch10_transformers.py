@@ -526,7 +526,7 @@ verify("C10-44", "C10-45", "C10-46")
 # %%
 def grad_norms(norm: str, depth: int = 12, e: int = 32, n: int = 16, seed: int = 0):
     torch.manual_seed(seed)
-    blocks = torch.nn.ModuleList(A.TransformerBlock(e, 4, norm=norm) for _ in range(depth))
+    blocks = torch.nn.ModuleList(T.TransformerBlock(e, 4, norm=norm) for _ in range(depth))
     x = torch.randn(4, n, e)
     for b in blocks:
         x = b(x)

@@ -194,7 +194,7 @@ plt.show()
 # 1. fold the views into the batch, $(b v, 1, 8, 8)$ (PyTorch wants channels first),
 #    and apply a small convolutional backbone that ends with an embedding of size $e$;
 # 2. unfold to $\mathbf{H} \sim (b, v, e)$ and apply **one transformer block** over the
-#    views (you may use `alice_lab.attention.TransformerBlock(e, heads)` or build one
+#    views (you may use `alice_lab.transformer.TransformerBlock(e, heads)` or build one
 #    from your `mha`: pre-norm, residuals, a token-wise MLP);
 # 3. average over the **views** and apply a linear head.
 #
@@ -202,7 +202,7 @@ plt.show()
 # order of the views, and must accept any $v$.
 
 # %%
-from alice_lab.attention import TransformerBlock  # noqa: E402
+from alice_lab.transformer import TransformerBlock  # noqa: E402
 
 
 class MultiViewModel(nn.Module):

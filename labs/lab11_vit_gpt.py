@@ -287,7 +287,8 @@ if attempted(
         x = gpt.embed(torch.tensor([prompt + a[4:12]]))
         h = gpt.blocks[0].ln1(x)
         q, k, v = (
-            m(h)[0, :, :8].double().numpy() for m in (attn.q, attn.k, attn.v)
+            m(h)[0, :, :8].double().numpy()
+            for m in (attn.q_proj, attn.k_proj, attn.v_proj)
         )  # head 0
     full = causal_attention(q, k, v)
     cache = {}

@@ -132,6 +132,25 @@ def test_mha_matches_torch_multiheadattention_with_copied_weights(rng):
         np.testing.assert_allclose(f, want.detach().numpy(), atol=1e-12)
 
 
+def test_mha_module_padding_and_kv_cache_match_torch(rng):
+    e, h, n = 8, 2, 6
+    torch.manual_seed(2)
+    ref = torch.nn.MultiheadAttention(e, h, batch_first=True, dtype=torch.float64)
+    ours = A.MultiHeadAttention.from_torch(ref)
+    x = torch.as_tensor(rng.standard_normal((2, n, e)))
+    pad = torch.zeros(2, n, dtype=torch.bool)
+    pad[0, 4:], pad[1, 5:] = True, True  # True = padding, as in torch
+    want = ref(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+    torch.testing.assert_close(ours(x, key_padding_mask=pad), want, atol=1e-12, rtol=0)
+    # KV cache: feeding the tokens one at a time equals the causal pass on all of them
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(n, dtype=x.dtype)
+    want = ref(x, x, x, attn_mask=causal, need_weights=False)[0]
+    cache: dict = {}
+    steps = [ours(x[:, t : t + 1], causal=True, cache=cache) for t in range(n)]
+    torch.testing.assert_close(torch.cat(steps, 1), want, atol=1e-12, rtol=0)
+    assert cache["k"].shape == (2, h, n, e // h)
+
+
 def test_cross_attention_matches_torch_and_is_invariant_to_permuting_z(rng):
     e, h = 6, 3
     torch.manual_seed(1)
@@ -192,7 +211,7 @@ def test_self_attention_is_permutation_equivariant_and_mean_pooling_invariant(rn
 
 def test_torch_mha_module_is_equivariant_and_block_runs(rng):
     torch.manual_seed(0)
-    blk = A.TransformerBlock(8, 2).double()
+    blk = T.TransformerBlock(8, 2).double()
     x = torch.as_tensor(rng.standard_normal((2, 6, 8)))
     perm = torch.as_tensor(rng.permutation(6))
     torch.testing.assert_close(blk(x[:, perm]), blk(x)[:, perm])

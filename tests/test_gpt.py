@@ -10,6 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import alice_lab.attention as A  # noqa: E402
 import alice_lab.transformer as T  # noqa: E402
 from alice_lab.transformer.gpt import generate  # noqa: E402
 
@@ -19,25 +20,18 @@ def _gpt(seed=0, context=24, vocab=11):
     return T.GPT(vocab, e=16, heads=4, depth=2, context=context).double().eval()
 
 
-def test_torch_attention_matches_numpy_and_sdpa():
+def test_torch_cross_attention_matches_torch_nn():
+    # m != n: queries from x, keys and values from z (the decoder's cross-attention)
     torch.manual_seed(0)
-    mha = T.MultiHeadAttention(8, 2).double()
+    ref = torch.nn.MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        ref.in_proj_bias.normal_()
+    mha = A.MultiHeadAttention.from_torch(ref)
     x = torch.randn(2, 5, 8, dtype=torch.float64)
     z = torch.randn(2, 7, 8, dtype=torch.float64)
-    P = {
-        "Wq": mha.q.weight.detach().numpy().T, "bq": mha.q.bias.detach().numpy(),
-        "Wk": mha.k.weight.detach().numpy().T, "bk": mha.k.bias.detach().numpy(),
-        "Wv": mha.v.weight.detach().numpy().T, "bv": mha.v.bias.detach().numpy(),
-        "Wo": mha.o.weight.detach().numpy().T, "bo": mha.o.bias.detach().numpy(),
-    }  # fmt: skip
-    got = mha(x, z).detach().numpy()
-    np.testing.assert_allclose(got, T.mha_forward(x.numpy(), P, heads=2, Z=z.numpy()),
-                               rtol=1e-10, atol=1e-12)  # fmt: skip
-    q = mha._split(mha.q(x))
-    k, v = mha._split(mha.k(x)), mha._split(mha.v(x))
-    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-    want = mha.o(ref.transpose(1, 2).reshape(2, 5, 8))
-    torch.testing.assert_close(mha(x, causal=True), want)
+    want = ref(x, z, z, need_weights=False)[0]
+    torch.testing.assert_close(mha(x, z), want, rtol=1e-10, atol=1e-12)
+    assert mha.last_weights.shape == (2, 2, 5, 7)
 
 
 def test_cached_forward_equals_full_forward():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import alice_lab.attention as A
 import alice_lab.transformer as T
 
 
@@ -99,13 +100,15 @@ def test_cross_attention_keys_and_values_come_from_the_encoder():
     r = np.random.default_rng(5)
     P = T.init_attention_params(6, rng=r)
     X, Z = r.standard_normal((4, 6)), r.standard_normal((9, 6))
-    out = T.mha_forward(X, P, heads=2, Z=Z)
+    out = A.multi_head_attention(X, P, heads=2, Z=Z)
     assert out.shape == (4, 6)  # one row per query (decoder token)
     perm = r.permutation(9)
-    np.testing.assert_allclose(T.mha_forward(X, P, heads=2, Z=Z[perm]), out, atol=1e-12)
+    np.testing.assert_allclose(
+        A.multi_head_attention(X, P, heads=2, Z=Z[perm]), out, atol=1e-12
+    )
     p4 = r.permutation(4)
     np.testing.assert_allclose(
-        T.mha_forward(X[p4], P, heads=2, Z=Z), out[p4], atol=1e-12
+        A.multi_head_attention(X[p4], P, heads=2, Z=Z), out[p4], atol=1e-12
     )
 
 
@@ -153,26 +156,10 @@ def test_parallel_block_fused_equals_unfused_and_differs_from_sequential(rng):
     a = T.parallel_block(X, P, heads=2)
     b = T.parallel_block(X, P, heads=2, fused=True)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
-    seq = X + T.mha_forward(X, P["attn"], heads=2)
+    seq = X + A.multi_head_attention(X, P["attn"], heads=2)
     seq = seq + T.mlp_block(seq, P["mlp"]["W1"], P["mlp"]["W2"], P["mlp"]["b1"],
                             P["mlp"]["b2"], phi="relu")  # fmt: skip
     assert not np.allclose(a, seq)
-
-
-def test_multi_query_equals_mha_with_tied_keys_and_values(rng):
-    e, h, k = 6, 3, 2
-    X = rng.standard_normal((5, e))
-    Wq = rng.standard_normal((h, e, k))
-    Wk, Wv = rng.standard_normal((e, k)), rng.standard_normal((e, k))
-    Wo = rng.standard_normal((h * k, e))
-    got = T.multi_query_attention(X, Wq, Wk, Wv, Wo)
-    P = {
-        "Wq": np.concatenate(list(Wq), axis=1),
-        "Wk": np.tile(Wk, (1, h)),
-        "Wv": np.tile(Wv, (1, h)),
-        "Wo": Wo,
-    }
-    np.testing.assert_allclose(got, T.mha_forward(X, P, heads=h), rtol=1e-12)
 
 
 def test_mlp_block_matches_the_book_column_form(rng):
@@ -272,7 +259,9 @@ def test_bad_shapes_raise_value_errors(rng):
     with pytest.raises(ValueError, match=r"expected X \(\.\.\., e\), W1 \(e, p\)"):
         T.mlp_block(np.ones((2, 3)), np.ones((4, 5)), np.ones((5, 3)))
     with pytest.raises(ValueError, match="mask must have shape"):
-        T.mha_forward(np.ones((3, 8)), P["attn"], heads=2, mask=np.ones((2, 2)) > 0)
+        A.multi_head_attention(
+            np.ones((3, 8)), P["attn"], heads=2, mask=np.ones((2, 2)) > 0
+        )
     Pd = T.init_block_params(8, 2, 16, cross=True, rng=rng)
     with pytest.raises(ValueError, match="expected Y"):
         T.decoder_block(np.ones((3, 8)), np.ones((4, 6)), Pd, heads=2)

@@ -138,9 +138,8 @@ def test_kv_costs_count_the_attention_work():
     assert c.cum_full[-1] == 10 * 11 * 12 // 3 * 24 and c.cum_cached[-1] == 10 * 11 * 24
     assert np.all(np.diff(c.cache_bytes) == c.cache_bytes[0])
     assert np.all(c.conv_bytes == c.conv_bytes[0])
-    from alice_lab.attention import kv_cache_bytes
-
-    assert c.cache_bytes[-1] == kv_cache_bytes(10, 2, 3, 4, 4, "float32")
+    # keys and values: 2 · layers · heads · head_dim · T float32 numbers of 4 bytes
+    assert c.cache_bytes[-1] == 2 * 2 * 3 * 4 * 10 * 4
     g = kv_cache.reuse_grid(4)
     assert (g == 2).sum() == 4 and (g == 1).sum() == 6 and (g == 0).sum() == 6
     assert (kv_cache.reuse_grid(4, use_cache=False) == 2).sum() == 10

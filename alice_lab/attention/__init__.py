@@ -7,10 +7,10 @@ attention), :mod:`~alice_lab.attention.masks` (causal, boolean, padding),
 :mod:`~alice_lab.attention.chunked` (online softmax),
 :mod:`~alice_lab.attention.kv_cache`,
 :mod:`~alice_lab.attention.positional` (sinusoidal, ALiBi, RoPE, relative bias),
-and :mod:`~alice_lab.attention.torch_modules` (``MultiHeadAttention`` and
-``TransformerBlock`` ``nn.Module`` s; loaded on first use, so importing this package
-does not import torch). The functional transformer block, token-wise MLP, class
-token and mean pooling (§10.3) live in :mod:`alice_lab.transformer`.
+and :mod:`~alice_lab.attention.torch_modules` (the ``MultiHeadAttention``
+``nn.Module``; loaded on first use, so importing this package does not import torch).
+Transformer blocks (functional and ``nn.Module``), the token-wise MLP, class token and
+mean pooling (§10.3) live in :mod:`alice_lab.transformer`.
 
 Book: Chapter 10 (lines 5056-5603) and §11.1-11.2 (masks, cross-attention, online
 softmax, KV cache).
@@ -69,7 +69,6 @@ from alice_lab.attention.scoring import (
 __all__ = [
     "KVCache",
     "MultiHeadAttention",
-    "TransformerBlock",
     "add_positional",
     "alibi_bias",
     "alibi_slopes",
@@ -105,7 +104,7 @@ __all__ = [
     "toeplitz_bias",
 ]
 
-_TORCH = ("MultiHeadAttention", "TransformerBlock")
+_TORCH = ("MultiHeadAttention",)
 
 
 def __getattr__(name: str):

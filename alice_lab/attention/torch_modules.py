@@ -1,56 +1,53 @@
-"""PyTorch modules of the chapter's layers, tested against ``torch.nn`` and the
-functional NumPy versions.
+"""The PyTorch multi-head attention module, tested against ``torch.nn`` and the
+functional NumPy version.
 
-* :class:`MultiHeadAttention` — batch first ``(b, n, e)``; projections ``q_proj``,
-  ``k_proj``, ``v_proj``, ``out_proj`` (``nn.Linear``); ``forward(x, z=None, *,
-  mask=None, causal=False)``. :meth:`MultiHeadAttention.from_torch` copies the weights
-  of a ``torch.nn.MultiheadAttention`` (its ``in_proj_weight`` rows are [q; k; v]).
-* :class:`TransformerBlock` — pre-norm (or post-norm) MHA + MLP block.
+:class:`MultiHeadAttention` — batch first ``(b, n, e)``; projections ``q_proj``,
+``k_proj``, ``v_proj``, ``out_proj`` (``nn.Linear``); ``forward(x, z=None, *,
+mask=None, causal=False, key_padding_mask=None, cache=None)``.
+:meth:`MultiHeadAttention.from_torch` copies the weights of a
+``torch.nn.MultiheadAttention`` (its ``in_proj_weight`` rows are [q; k; v]). The
+transformer blocks built on it (``TransformerBlock``, ``DecoderBlock``, ...) live in
+:mod:`alice_lab.transformer.models`.
 
-Importing this module imports torch; ``alice_lab.attention`` loads it only when one of
-these names is used.
+Importing this module imports torch; ``alice_lab.attention`` loads it only when
+``MultiHeadAttention`` is used.
 
-Book: §10.1.3 (MHA), §10.3.1 (the block); masks §11.1.1.
+Book: §10.1.3 (MHA); masks §11.1.1; KV cache §11.2.3 (lines 5755-5771).
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 
-from alice_lab.attention.masks import boolean_causal_mask
+from alice_lab.attention.scoring import attention_weights
 
-__all__ = ["MultiHeadAttention", "TransformerBlock", "sdpa"]
+__all__ = ["MultiHeadAttention", "sdpa"]
 
 
-def sdpa(q, k, v, *, mask=None, causal=False, scale=None):
-    """Attention on ``(..., n, d)`` tensors, written out (no fused kernel)."""
-    s = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    S = (q @ k.transpose(-1, -2)) * s
-    if mask is not None:
-        if mask.shape[-2:] != S.shape[-2:]:
-            raise ValueError(
-                f"mask must have shape (n, m) = {tuple(S.shape[-2:])}; got "
-                f"{tuple(mask.shape)}"
-            )
-        S = (
-            S.masked_fill(~mask, float("-inf"))
-            if mask.dtype == torch.bool
-            else S + mask
-        )
-    if causal:
-        allowed = boolean_causal_mask(S.shape[-2], S.shape[-1], like=S)
-        S = S.masked_fill(~allowed, float("-inf"))
-    return torch.softmax(S, dim=-1) @ v
+def _and_mask(mask, keep):
+    """A boolean or additive mask combined with a boolean ``keep`` (True = attend)."""
+    if mask.dtype == torch.bool:
+        return mask & keep
+    return mask.masked_fill(~keep, float("-inf"))
+
+
+def sdpa(q, k, v, *, mask=None, causal=False, scale=None, store=None):
+    """Attention on ``(..., n, d)`` tensors with
+    :func:`~alice_lab.attention.attention_weights` (no fused kernel). ``store``: an
+    object whose ``last_weights`` receives the detached weights."""
+    a = attention_weights(q, k, mask=mask, causal=causal, scale=scale)
+    if store is not None:
+        store.last_weights = a.detach()
+    return a @ v
 
 
 class MultiHeadAttention(nn.Module):
     """Multi-head (self- or cross-) attention, E.10.15, batch first.
 
     Parameters: ``embed_dim`` e (divisible by ``num_heads``), ``bias``, ``kdim``
-    (width of the keys'/values' tokens, default e).
+    (width of the keys'/values' tokens, default e). After each call ``last_weights``
+    holds the detached (b, h, n, m) attention weights.
     """
 
     def __init__(
@@ -72,15 +69,21 @@ class MultiHeadAttention(nn.Module):
         self.k_proj = nn.Linear(kdim, embed_dim, bias=bias)
         self.v_proj = nn.Linear(kdim, embed_dim, bias=bias)
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
+        self.last_weights: torch.Tensor | None = None
 
     def _split(self, x):
         b, n, _ = x.shape
         return x.view(b, n, self.num_heads, -1).transpose(1, 2)  # (b, h, n, k)
 
-    def forward(self, x, z=None, *, mask=None, causal=False):
+    def forward(
+        self, x, z=None, *, mask=None, causal=False, key_padding_mask=None, cache=None
+    ):
         """``x (b, n, e)``, ``z (b, m, kdim)`` (default x) -> ``(b, n, e)``. ``mask``:
         boolean (True = may attend) or additive float, ``(n, m)`` or
-        ``(b, 1, n, m)``."""
+        ``(b, 1, n, m)``. ``key_padding_mask (b, m)``: True = padding (ignored).
+        ``cache``: a dict that keeps the keys and values (b, h, t, k) of the tokens
+        seen so far; each call appends the new ones (the KV cache, §11.2.3), and
+        ``causal`` then aligns the new queries to the last keys."""
         z = x if z is None else z
         if x.ndim != 3 or x.shape[-1] != self.embed_dim:
             raise ValueError(
@@ -91,7 +94,20 @@ class MultiHeadAttention(nn.Module):
             self._split(p(t))
             for p, t in ((self.q_proj, x), (self.k_proj, z), (self.v_proj, z))
         )
-        h = sdpa(q, k, v, mask=mask, causal=causal)
+        if cache is not None:
+            if "k" in cache:
+                k = torch.cat([cache["k"], k], dim=2)
+                v = torch.cat([cache["v"], v], dim=2)
+            cache["k"], cache["v"] = k, v
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (x.shape[0], k.shape[2]):
+                raise ValueError(
+                    f"key_padding_mask must have shape (b, m) = "
+                    f"({x.shape[0]}, {k.shape[2]}); got {tuple(key_padding_mask.shape)}"
+                )
+            pad = (~key_padding_mask[:, None, None, :]).expand(-1, 1, q.shape[2], -1)
+            mask = pad if mask is None else _and_mask(mask, pad)
+        h = sdpa(q, k, v, mask=mask, causal=causal, store=self)
         b, _, n, _ = h.shape
         return self.out_proj(h.transpose(1, 2).reshape(b, n, self.embed_dim))
 
@@ -130,25 +146,3 @@ class MultiHeadAttention(nn.Module):
             if lin.bias is not None:
                 p["b" + name] = lin.bias.detach().cpu().numpy().copy()
         return p
-
-
-class TransformerBlock(nn.Module):
-    """``H + MHA(LN(H))`` then ``+ MLP(LN(·))`` (pre-norm) or the post-norm order;
-    MLP ``Linear(e, p) -> GELU -> Linear(p, e)``, p = 4e by default."""
-
-    def __init__(self, e: int, heads: int, *, p: int | None = None, norm: str = "pre"):
-        super().__init__()
-        if norm not in ("pre", "post"):
-            raise ValueError(f"norm must be 'pre' or 'post'; got {norm!r}")
-        self.norm = norm
-        self.attn = MultiHeadAttention(e, heads)
-        self.ln1, self.ln2 = nn.LayerNorm(e), nn.LayerNorm(e)
-        p = 4 * e if p is None else p
-        self.mlp = nn.Sequential(nn.Linear(e, p), nn.GELU(), nn.Linear(p, e))
-
-    def forward(self, x, *, mask=None, causal=False):
-        if self.norm == "pre":
-            x = x + self.attn(self.ln1(x), mask=mask, causal=causal)
-            return x + self.mlp(self.ln2(x))
-        x = self.ln1(x + self.attn(x, mask=mask, causal=causal))
-        return self.ln2(x + self.mlp(x))

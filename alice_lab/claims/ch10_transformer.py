@@ -39,12 +39,13 @@ def _block(e=8, h=2, seed=0):
     "every output row.",
 )
 def _c10_44() -> str:
-    from alice_lab.transformer import mha_forward, mlp_block
+    from alice_lab.attention import multi_head_attention
+    from alice_lab.transformer import mlp_block
 
     p = _block()
     X, P = _rng(44).standard_normal((6, 8)), _perm(6, 44)
     mlp = lambda Z: mlp_block(Z, p["mlp"]["W1"], p["mlp"]["W2"])  # noqa: E731
-    mha = lambda Z: mha_forward(Z, p["attn"], heads=2)  # noqa: E731
+    mha = lambda Z: multi_head_attention(Z, p["attn"], heads=2)  # noqa: E731
     eq = _maxerr(mlp(P @ X), P @ mlp(X))
     X2 = X.copy()
     X2[2] += 1.0
@@ -113,7 +114,7 @@ def _c10_46() -> str:
 def _c10_48() -> str:
     import torch
 
-    from alice_lab.attention import TransformerBlock
+    from alice_lab.transformer import TransformerBlock
 
     torch.manual_seed(0)
     blocks = torch.nn.Sequential(*(TransformerBlock(16, 4) for _ in range(3)))
@@ -133,7 +134,7 @@ def _c10_48() -> str:
 def _c10_49() -> str:
     import torch
 
-    from alice_lab.attention import TransformerBlock
+    from alice_lab.transformer import TransformerBlock
 
     torch.manual_seed(1)
     enc = torch.nn.Sequential(TransformerBlock(8, 2), TransformerBlock(8, 2)).double()
@@ -226,7 +227,7 @@ def _multiview_model(e: int = 16, seed: int = 0):
     import torch
     from torch import nn
 
-    from alice_lab.attention import TransformerBlock
+    from alice_lab.transformer import TransformerBlock
 
     torch.manual_seed(seed)
 

@@ -169,12 +169,8 @@ def _c11_29() -> str:
     "model from the sequential block.",
 )
 def _c11_30() -> str:
-    from alice_lab.transformer import (
-        init_block_params,
-        mha_forward,
-        mlp_block,
-        parallel_block,
-    )
+    from alice_lab.attention import multi_head_attention as mha
+    from alice_lab.transformer import init_block_params, mlp_block, parallel_block
 
     r = _rng(30)
     P = init_block_params(8, 2, 16, rng=r)
@@ -182,8 +178,8 @@ def _c11_30() -> str:
     a = parallel_block(X, P, heads=2)
     b = parallel_block(X, P, heads=2, fused=True)
     m = P["mlp"]
-    hand = X + np.maximum(X @ m["W1"], 0) @ m["W2"] + mha_forward(X, P["attn"], heads=2)
-    seq = X + mha_forward(X, P["attn"], heads=2)
+    hand = X + np.maximum(X @ m["W1"], 0) @ m["W2"] + mha(X, P["attn"], heads=2)
+    seq = X + mha(X, P["attn"], heads=2)
     seq = seq + mlp_block(seq, m["W1"], m["W2"], phi="relu")
     err = max(_maxerr(a, b), _maxerr(a, hand))
     assert err < 1e-12 and _maxerr(a, seq) > 1e-3, err
@@ -202,7 +198,7 @@ def _c11_31() -> str:
     import torch
     import torch.nn.functional as F
 
-    from alice_lab.transformer import multi_query_attention
+    from alice_lab.attention import multi_query_attention
 
     e, h, k = 6, 3, 2
     r = _rng(31)
@@ -213,7 +209,8 @@ def _c11_31() -> str:
         r.standard_normal((e, k)),
     )
     Wo = r.standard_normal((h * k, e))
-    got = multi_query_attention(X, Wq, Wk, Wv, Wo)
+    P = {"Wq": np.concatenate(list(Wq), axis=1), "Wk": Wk, "Wv": Wv, "Wo": Wo}
+    got = multi_query_attention(X, P, heads=h)
     t = torch.as_tensor
     q = torch.stack([t(X @ Wq[i]) for i in range(h)])  # (h, n, k)
     kk, vv = t(X @ Wk).expand(h, -1, -1), t(X @ Wv).expand(h, -1, -1)

@@ -254,7 +254,7 @@ def _c11_08() -> str:
     "Z (m, e); the output is (n, v) for any m.",
 )
 def _c11_09() -> str:
-    from alice_lab.transformer import mha_forward
+    from alice_lab.attention import multi_head_attention
 
     Wq, Wk, Wv = _ca_params(9)
     r = _rng(90)
@@ -262,7 +262,7 @@ def _c11_09() -> str:
     for m in (1, 3, 17):
         Z = r.standard_normal((m, 5))
         want = _sdpa_torch(X @ Wq, Z @ Wk, Z @ Wv)
-        got = mha_forward(
+        got = multi_head_attention(
             X, {"Wq": Wq, "Wk": Wk, "Wv": Wv, "Wo": np.eye(4)}, heads=1, Z=Z
         )
         err = max(_maxerr(_sa3(X, Z, Z, Wq, Wk, Wv), want), _maxerr(got, want))

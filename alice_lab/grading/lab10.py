@@ -331,7 +331,7 @@ def _multiview_ref():
     import torch
     from torch import nn
 
-    from alice_lab.attention import TransformerBlock
+    from alice_lab.transformer import TransformerBlock
 
     class MultiViewModel(nn.Module):
         def __init__(self, e=32, heads=4, n_classes=10):

@@ -2,9 +2,9 @@
 
 Generic array functions (NumPy, torch, JAX; no torch import at ``import alice_lab``):
 
-- :mod:`~alice_lab.transformer.blocks`: ``mlp_block``, ``mha_forward``,
+- :mod:`~alice_lab.transformer.blocks`: ``mlp_block``,
   ``transformer_block`` (pre/post-norm), ``decoder_block``, ``parallel_block``,
-  ``multi_query_attention``, gated units (``gated_unit``, ``glu``, ``swiglu_mlp``),
+  gated units (``gated_unit``, ``glu``, ``swiglu_mlp``),
   ``init_block_params``, ``from_torch_encoder_layer`` / ``from_torch_decoder_layer``.
 - :mod:`~alice_lab.transformer.tokens`: ``patchify`` / ``unpatchify`` /
   ``patchify_einops`` / ``patch_embed``, class and register tokens, ``mean_pool``,
@@ -12,10 +12,11 @@ Generic array functions (NumPy, torch, JAX; no torch import at ``import alice_la
 - :mod:`~alice_lab.transformer.mixer`: ``mixer_block``, ``token_shift``,
   ``monet_block``.
 
-PyTorch modules (loaded on first use): ``MultiHeadAttention``, ``TransformerBlock``,
-``DecoderBlock``, ``EncoderDecoder``, ``DecoderOnly`` (:mod:`.models`); ``PatchEmbed``,
+PyTorch modules (loaded on first use): ``TransformerBlock``, ``DecoderBlock``,
+``EncoderDecoder``, ``DecoderOnly`` (:mod:`.models`); ``PatchEmbed``,
 ``ViT``, ``MixerBlock``, ``Mixer`` (:mod:`.vit`); ``GPT``, ``generate``, ``train_gpt``
-(:mod:`.gpt`).
+(:mod:`.gpt`). The attention module they use is
+:class:`alice_lab.attention.MultiHeadAttention`.
 
 Book: §10.3 (lines 5470-5564) and Chapter 11 (lines 5604-5942).
 """
@@ -34,9 +35,7 @@ from alice_lab.transformer.blocks import (
     init_attention_params,
     init_block_params,
     layer_norm,
-    mha_forward,
     mlp_block,
-    multi_query_attention,
     parallel_block,
     swiglu_mlp,
     transformer_block,
@@ -60,12 +59,10 @@ from alice_lab.transformer.tokens import (
 )
 
 _LAZY = {
-    "MultiHeadAttention": "models",
     "TransformerBlock": "models",
     "DecoderBlock": "models",
     "EncoderDecoder": "models",
     "DecoderOnly": "models",
-    "causal_bool_mask": "models",
     "PatchEmbed": "vit",
     "ViT": "vit",
     "MixerBlock": "vit",
@@ -91,12 +88,10 @@ __all__ = [
     "init_block_params",
     "layer_norm",
     "mean_pool",
-    "mha_forward",
     "mixer_block",
     "mixer_param_count",
     "mlp_block",
     "monet_block",
-    "multi_query_attention",
     "parallel_block",
     "patch_embed",
     "patchify",

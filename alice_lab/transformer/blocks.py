@@ -9,8 +9,10 @@ MLP (channel mixing), each with a layer normalisation: *before* the sub-layer
 ``torch.nn.TransformerEncoderLayer`` and the tests compare the two.
 
 Also here: the decoder block (masked self-attention, cross-attention whose keys and
-values come from the encoder, MLP), the parallel block, gated units (GLU, SwiGLU MLP)
-and multi-query attention.
+values come from the encoder, MLP), the parallel block and gated units (GLU, SwiGLU
+MLP). The attention itself is :func:`alice_lab.attention.multi_head_attention` (same
+``Wq, Wk, Wv, Wo`` dict); multi-query attention is
+:func:`alice_lab.attention.multi_query_attention`.
 
 Book: §10.3 "The transformer block" (lines 5470-5500), §11.1.2-11.1.3 (lines
 5631-5667), §11.3 "Transformer variants" (lines 5841-5905).
@@ -24,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from alice_lab import activations
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.attention.multihead import merge_heads, multi_head_attention, split_heads
+from alice_lab.attention.scoring import scaled_dot_product_attention
+from alice_lab.backend import array_namespace
 from alice_lab.normalization import layer_norm  # re-exported: the chapter-9 one
 
 __all__ = [
@@ -37,9 +41,7 @@ __all__ = [
     "init_attention_params",
     "init_block_params",
     "layer_norm",
-    "mha_forward",
     "mlp_block",
-    "multi_query_attention",
     "parallel_block",
     "swiglu_mlp",
     "transformer_block",
@@ -77,91 +79,6 @@ def mlp_block(X: Any, W1: Any, W2: Any, b1: Any = None, b2: Any = None, phi="gel
         H = H + b1
     out = _phi(phi)(H) @ W2
     return out if b2 is None else out + b2
-
-
-def _split_heads(X: Any, heads: int, xp: Any) -> Any:
-    *lead, n, e = X.shape
-    Y = xp.reshape(X, (*lead, n, heads, e // heads))
-    axes = list(range(len(lead))) + [len(lead) + 1, len(lead), len(lead) + 2]
-    return xp.permute_dims(Y, tuple(axes))  # (..., h, n, d)
-
-
-def _merge_heads(Y: Any, xp: Any) -> Any:
-    *lead, h, n, d = Y.shape
-    axes = list(range(len(lead))) + [len(lead) + 1, len(lead), len(lead) + 2]
-    return xp.reshape(xp.permute_dims(Y, tuple(axes)), (*lead, n, h * d))
-
-
-def _mask_scores(S: Any, mask: Any, causal: bool, xp: Any) -> Any:
-    n, m = S.shape[-2], S.shape[-1]
-    if causal:
-        i = xp.arange(n, device=device_of(S))[:, None]
-        j = xp.arange(m, device=device_of(S))[None, :]
-        S = xp.where(j <= i + (m - n), S, -math.inf)
-    if mask is not None:
-        if tuple(mask.shape) != (n, m):
-            raise ValueError(
-                f"mask must have shape ({n}, {m}); got {tuple(mask.shape)}"
-            )
-        if mask.dtype == xp.bool:
-            S = xp.where(mask, S, -math.inf)
-        else:
-            S = S + mask
-    return S
-
-
-def _softmax_last(S: Any, xp: Any) -> Any:
-    M = xp.max(S, axis=-1, keepdims=True)
-    E = xp.exp(S - M)
-    return E / xp.sum(E, axis=-1, keepdims=True)
-
-
-def mha_forward(
-    X: Any,
-    params: dict,
-    *,
-    heads: int,
-    Z: Any = None,
-    mask: Any = None,
-    causal: bool = False,
-    return_weights: bool = False,
-) -> Any:
-    r"""Multi-head attention with queries from X and keys/values from Z (self-attention
-    when Z is None): :math:`\mathrm{softmax}(\mathbf{Q}_i\mathbf{K}_i^\top/\sqrt{d} +
-    \mathbf{M})\mathbf{V}_i` per head, concatenated and projected by ``Wo``.
-
-    X : (..., n, e); Z : (..., m, e); params: ``Wq, Wk, Wv, Wo`` (e, e) and optional
-    biases ``bq, bk, bv, bo`` (e,). mask: boolean (n, m) (True = may attend) or additive
-    float (n, m). ``causal`` lets query i see keys j ≤ i. Returns (..., n, e) (and the
-    (..., h, n, m) weights with ``return_weights``).
-
-    Cross-attention (eq. E.11.1): CA(X, Z) = SA(X, Z, Z), queries from X, keys and
-    values from Z. Book: §10.1 MHA (lines 5160-5180), §11.1.1-11.1.2 (5613-5641).
-    """
-    xp = array_namespace(X)
-    Z = X if Z is None else Z
-    e = X.shape[-1]
-    if Z.shape[-1] != e or params["Wq"].shape[0] != e:
-        raise ValueError(
-            f"expected X (..., n, {params['Wq'].shape[0]}) and Z (..., m, "
-            f"{params['Wq'].shape[0]}); got X {tuple(X.shape)}, Z {tuple(Z.shape)}"
-        )
-    k = params["Wq"].shape[1]
-    if k % heads:
-        raise ValueError(f"the projection width {k} must be divisible by heads={heads}")
-
-    def proj(A, w, b):
-        out = A @ params[w]
-        return out if params.get(b) is None else out + params[b]
-
-    Q = _split_heads(proj(X, "Wq", "bq"), heads, xp)
-    K = _split_heads(proj(Z, "Wk", "bk"), heads, xp)
-    V = _split_heads(proj(Z, "Wv", "bv"), heads, xp)
-    d = Q.shape[-1]
-    S = (Q @ xp.matrix_transpose(K)) / math.sqrt(d)
-    A = _softmax_last(_mask_scores(S, mask, causal, xp), xp)
-    out = proj(_merge_heads(A @ V, xp), "Wo", "bo")
-    return (out, A) if return_weights else out
 
 
 def init_attention_params(e: int, *, rng: Any, k: int | None = None, bias=True) -> dict:
@@ -256,7 +173,9 @@ def transformer_block(
         )
 
     def attn(A):
-        return mha_forward(A, params["attn"], heads=heads, mask=mask, causal=causal)
+        return multi_head_attention(
+            A, params["attn"], heads=heads, mask=mask, causal=causal
+        )
 
     if norm == "pre":
         H = X + attn(_ln(X, params["ln1"], eps))
@@ -294,10 +213,12 @@ def decoder_block(
         )
 
     def sa(A):
-        return mha_forward(A, params["attn"], heads=heads, causal=True)
+        return multi_head_attention(A, params["attn"], heads=heads, causal=True)
 
     def ca(A):
-        return mha_forward(A, params["cross"], heads=heads, Z=H, mask=memory_mask)
+        return multi_head_attention(
+            A, params["cross"], heads=heads, Z=H, mask=memory_mask
+        )
 
     if norm == "pre":
         S = Y + sa(_ln(Y, params["ln1"], eps))
@@ -320,7 +241,7 @@ def parallel_block(
     """
     a, m = params["attn"], params["mlp"]
     if not fused:
-        return X + _mlp(X, m, phi) + mha_forward(X, a, heads=heads)
+        return X + _mlp(X, m, phi) + multi_head_attention(X, a, heads=heads)
     xp = array_namespace(X)
     W = xp.concat([m["W1"], a["Wq"], a["Wk"], a["Wv"]], axis=1)
     b = xp.concat([m["b1"], a["bq"], a["bk"], a["bv"]])
@@ -329,33 +250,9 @@ def parallel_block(
     H1, Q, K, V = (
         P[..., s : s + w] for s, w in ((0, p), (p, e), (p + e, e), (p + 2 * e, e))
     )
-    Q, K, V = (_split_heads(T, heads, xp) for T in (Q, K, V))
-    A = _softmax_last((Q @ xp.matrix_transpose(K)) / math.sqrt(Q.shape[-1]), xp)
-    att = _merge_heads(A @ V, xp) @ a["Wo"] + a["bo"]
+    Q, K, V = (split_heads(T, heads) for T in (Q, K, V))
+    att = merge_heads(scaled_dot_product_attention(Q, K, V)) @ a["Wo"] + a["bo"]
     return X + (_phi(phi)(H1) @ m["W2"] + m["b2"]) + att
-
-
-def multi_query_attention(
-    X: Any, Wq: Any, Wk: Any, Wv: Any, Wo: Any, *, causal: bool = False
-) -> Any:
-    r"""Multi-query attention: h query projections ``Wq (h, e, k)``, one shared key
-    ``Wk (e, k)`` and value ``Wv (e, v)`` projection, ``Wo (h·v, o)``. The KV cache is
-    h times smaller than MHA's. Returns (..., n, o).
-
-    Book: §11.3, [shazeer2019fast] (line 5857).
-    """
-    xp = array_namespace(X)
-    if Wq.ndim != 3 or Wq.shape[1] != X.shape[-1] or Wk.shape[0] != X.shape[-1]:
-        raise ValueError(
-            f"expected X (..., n, e), Wq (h, e, k), Wk (e, k); got X {tuple(X.shape)}, "
-            f"Wq {tuple(Wq.shape)}, Wk {tuple(Wk.shape)}"
-        )
-    K, V = X @ Wk, X @ Wv  # (..., n, k), shared by every head
-    outs = []
-    for i in range(Wq.shape[0]):
-        S = (X @ Wq[i]) @ xp.matrix_transpose(K) / math.sqrt(Wk.shape[1])
-        outs.append(_softmax_last(_mask_scores(S, None, causal, xp), xp) @ V)
-    return xp.concat(outs, axis=-1) @ Wo
 
 
 def gated_unit(X: Any, phi1, phi2) -> Any:

@@ -1,5 +1,7 @@
-r"""Transformer models in PyTorch: attention with a KV cache, encoder and decoder
-blocks (pre- or post-norm), the encoder-decoder and the decoder-only model.
+r"""Transformer models in PyTorch: encoder and decoder blocks (pre- or post-norm),
+the encoder-decoder and the decoder-only model, built on
+:class:`alice_lab.attention.torch_modules.MultiHeadAttention` (masks, padding, KV
+cache).
 
 These are the trainable counterparts of :mod:`alice_lab.transformer.blocks` (tests
 copy weights across and compare). Tensors are (b, n, e), batch first.
@@ -9,72 +11,18 @@ Book: §10.3 (lines 5470-5532), §11.1 (lines 5607-5667), §11.2.3 KV cache (575
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+from alice_lab.attention.torch_modules import MultiHeadAttention
 
 __all__ = [
     "DecoderBlock",
     "DecoderOnly",
     "EncoderDecoder",
-    "MultiHeadAttention",
     "TransformerBlock",
-    "causal_bool_mask",
 ]
-
-
-def causal_bool_mask(n: int, m: int | None = None, *, device=None) -> torch.Tensor:
-    """(n, m) boolean, True where query i may see key j (j ≤ i + m − n)."""
-    m = n if m is None else m
-    i = torch.arange(n, device=device)[:, None]
-    j = torch.arange(m, device=device)[None, :]
-    return j <= i + (m - n)
-
-
-class MultiHeadAttention(nn.Module):
-    """MHA with queries from x (b, n, e) and keys/values from z (b, m, e)
-    (self-attention when z is None). ``cache``: a dict that keeps the keys and values
-    (b, h, t, d) of the tokens seen so far; each call appends the new ones (the KV
-    cache, §11.2.3)."""
-
-    def __init__(self, e: int, heads: int, *, bias: bool = True):
-        super().__init__()
-        if e % heads:
-            raise ValueError(f"e={e} must be divisible by heads={heads}")
-        self.e, self.heads = e, heads
-        self.q = nn.Linear(e, e, bias=bias)
-        self.k = nn.Linear(e, e, bias=bias)
-        self.v = nn.Linear(e, e, bias=bias)
-        self.o = nn.Linear(e, e, bias=bias)
-        self.last_weights: torch.Tensor | None = None
-
-    def _split(self, t: torch.Tensor) -> torch.Tensor:
-        b, n, _ = t.shape
-        return t.view(b, n, self.heads, self.e // self.heads).transpose(1, 2)
-
-    def forward(self, x, z=None, *, causal=False, key_padding_mask=None, cache=None):
-        if x.shape[-1] != self.e:
-            raise ValueError(f"expected x (b, n, {self.e}); got {tuple(x.shape)}")
-        z = x if z is None else z
-        q = self._split(self.q(x))
-        k, v = self._split(self.k(z)), self._split(self.v(z))
-        if cache is not None:
-            if "k" in cache:
-                k = torch.cat([cache["k"], k], dim=2)
-                v = torch.cat([cache["v"], v], dim=2)
-            cache["k"], cache["v"] = k, v
-        n, m = q.shape[2], k.shape[2]
-        s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            s = s.masked_fill(~causal_bool_mask(n, m, device=x.device), float("-inf"))
-        if key_padding_mask is not None:  # (b, m), True = padding
-            s = s.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
-        a = torch.softmax(s, dim=-1)
-        self.last_weights = a.detach()
-        out = (a @ v).transpose(1, 2).reshape(x.shape[0], n, self.e)
-        return self.o(out)
 
 
 class _MLP(nn.Module):
