@@ -35,6 +35,10 @@ def test_linear_attention_forms_agree_on_every_backend(backend):
     np.testing.assert_allclose(
         full, W @ _qkv()[2] / W.sum(-1, keepdims=True), atol=1e-12
     )
+    Wc = np.tril(W)  # the causal form, masked pairwise by hand (E.13.4)
+    np.testing.assert_allclose(
+        par, Wc @ _qkv()[2] / Wc.sum(-1, keepdims=True), atol=1e-12
+    )
 
 
 def test_exp_kernel_attention_is_softmax_attention(backend):
@@ -67,12 +71,16 @@ def test_quadratic_features_and_unnormalized_forms():
     phi = R.quadratic_features
     assert phi(x) @ phi(y) == pytest.approx((x @ y) ** 2, rel=1e-12)
     Q, K, V = _qkv(4)
-    np.testing.assert_allclose(
-        R.unnormalized_linear_attention(Q, K, V, phi, form="recurrent"),
-        R.unnormalized_linear_attention(Q, K, V, phi, form="parallel"),
-        atol=1e-10,
-    )
+    # by hand: h_i = sum_{j <= i} ((q_i . k_j)^2) v_j, since phi(q).phi(k) = (q.k)^2
+    Wc = np.tril((Q @ np.swapaxes(K, -1, -2)) ** 2)
+    for form in ("recurrent", "parallel"):
+        np.testing.assert_allclose(
+            R.unnormalized_linear_attention(Q, K, V, phi, form=form),
+            Wc @ V,
+            atol=1e-10,
+        )
     par = R.causal_linear_attention_parallel(Q, K, V, phi)
+    np.testing.assert_allclose(par, Wc @ V / Wc.sum(-1, keepdims=True), atol=1e-10)
     np.testing.assert_allclose(
         par, R.causal_linear_attention_recurrent(Q, K, V, phi), atol=1e-10
     )
@@ -226,6 +234,10 @@ def test_aft_forms(backend):
     )
     mask = np.where(np.tril(np.ones((8, 8))) > 0, 0.0, -np.inf)
     np.testing.assert_allclose(R.aft(Q, K, V, mask), causal, atol=1e-12)
+    for i in range(6):  # by hand: the softmax over j <= i only
+        e = np.exp(K[: i + 1])
+        want = (e * V[: i + 1]).sum(0) / e.sum(0) / (1 + np.exp(-Q[i]))
+        np.testing.assert_allclose(causal[i], want, atol=1e-12)
 
 
 def test_rwkv_forms_agree_and_stable_form_survives_large_keys():

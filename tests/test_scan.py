@@ -25,12 +25,10 @@ def test_scan_equals_loop_for_several_operators(alg, n):
     )
     Ms = list(r.standard_normal((n, 3, 3)))
     got = R.associative_scan(lambda a, b: b @ a, Ms, algorithm=alg)
-    want = R.sequential_scan(lambda a, b: b @ a, Ms)
+    want = [Ms[0]]
+    for M in Ms[1:]:  # the running product M_i ... M_1, written out
+        want.append(M @ want[-1])
     np.testing.assert_allclose(got, want, atol=1e-10)
-    acc = Ms[0]
-    for M in Ms[1:]:
-        acc = M @ acc
-    np.testing.assert_allclose(got[-1], acc, atol=1e-10)
 
 
 def test_book_example_and_tree_costs():
@@ -57,6 +55,10 @@ def test_linear_recurrence_parallel_and_jax_match_the_loop():
     r = np.random.default_rng(0)
     a, b = r.uniform(0.5, 1.0, (300, 4)), r.standard_normal((300, 4))
     loop = R.linear_recurrence(a, b)
+    h = np.zeros(4)
+    for i in range(300):  # h_i = a_i h_{i-1} + b_i, written out
+        h = a[i] * h + b[i]
+        np.testing.assert_allclose(loop[i], h, atol=1e-12)
     np.testing.assert_allclose(
         R.linear_recurrence(a, b, method="parallel"), loop, atol=1e-10
     )

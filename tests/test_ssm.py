@@ -26,6 +26,10 @@ def _ssm(seed=0, e=4, c=2, o=3, n=12):
 def test_recurrence_closed_form_conv_and_scan_agree():
     A, B, C, D, X = _ssm()
     Y, S = R.linear_ssm(X, A, B, C, D)
+    s = np.zeros(4)
+    for i, x in enumerate(X):  # the recurrence written out (lines 6529-6531)
+        s = A @ s + B @ x
+        np.testing.assert_allclose(S[i], s, atol=1e-12)
     np.testing.assert_allclose(R.ssm_closed_form(X, A, B), S, atol=1e-10)
     K = R.ssm_kernel(A, B, len(X))
     assert K.shape == (12, 4, 2)
@@ -102,6 +106,12 @@ def test_selective_ssm_scan_equals_loop_and_decays_in_unit_interval():
         r.standard_normal(c),
     )
     H, decay = R.selective_ssm(X, *args, return_decay=True)
+    _, W_B, W_C, W_d, b_d, D = args
+    s = np.zeros((c, e))
+    for i, x in enumerate(X):  # the loop of lines 6823-6835 written out, per channel
+        dlt = np.log1p(np.exp(W_d @ x + b_d))
+        s = np.exp(dlt[:, None] * A_bar) * s + (dlt * x)[:, None] * (W_B @ x)[None]
+        np.testing.assert_allclose(H[i], s @ (W_C @ x) + D * x, atol=1e-12)
     np.testing.assert_allclose(R.selective_ssm(X, *args, method="scan"), H, atol=1e-10)
     assert H.shape == (n, c) and ((decay > 0) & (decay < 1)).all()
     # input-dependent coefficients: no longer linear in X, unlike the LTI SSM

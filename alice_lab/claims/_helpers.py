@@ -10,9 +10,11 @@ def _rng(seed: int) -> np.random.Generator:
 
 
 def _maxerr(a, b) -> float:
-    return float(
-        np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)))
-    )
+    """Largest absolute difference of two NumPy/torch/JAX arrays (complex-safe)."""
+    a, b = np.asarray(_np(a)), np.asarray(_np(b))
+    if not (np.iscomplexobj(a) or np.iscomplexobj(b)):
+        a, b = a.astype(float), b.astype(float)
+    return float(np.max(np.abs(a - b)))
 
 
 def _np(x) -> np.ndarray:

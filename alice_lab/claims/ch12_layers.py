@@ -20,6 +20,11 @@ def _er(n=12, p=0.3, seed=0):
     return erdos_renyi(n, p, seed=seed)
 
 
+def _normals(r, *shapes):
+    """One seeded standard-normal draw per shape, in order."""
+    return tuple(r.standard_normal(s) for s in shapes)
+
+
 def _torch_gcn(A, W_list):
     """A k-layer GCN (tanh) as a function of X, for torch autograd Jacobians."""
     import torch
@@ -63,13 +68,7 @@ def _c12_18() -> str:
 
     A = _er(10, 0.35, 1)
     r = _rng(1)
-    X, W, b = (
-        r.standard_normal((10, 4)),
-        r.standard_normal((4, 3)),
-        r.standard_normal(3),
-    )
-    V1, a1 = r.standard_normal((4, 5)), r.standard_normal(10)
-    V2, a2 = r.standard_normal((8, 5)), r.standard_normal(5)
+    X, W, b, V1, a1, V2, a2 = _normals(r, (10, 4), (4, 3), 3, (4, 5), 10, (8, 5), 5)
     layers = [
         lambda A, X: g.gcn_layer(g.normalized_adjacency(A), X, W, b, activation="relu"),
         lambda A, X: g.gat_layer(A, X, W, V1, a1),
@@ -260,7 +259,7 @@ def _c12_27() -> str:
 
     A = _er(10, 0.3, 8)
     r = _rng(8)
-    X, W = r.standard_normal((10, 3)), r.standard_normal((3, 4))
+    X, W = _normals(r, (10, 3), (3, 4))
     H = gcn_layer(normalized_adjacency(A), X, W)
     S = expit(H @ H.T)
     p = r.permutation(10)
@@ -444,12 +443,7 @@ def _c12_33() -> str:
     from alice_lab.graphs import add_self_loops, gat_attention, gat_scores
 
     A = add_self_loops(_er(10, 0.3, 11))
-    r = _rng(11)
-    X, V, a = (
-        r.standard_normal((10, 3)),
-        r.standard_normal((3, 4)),
-        r.standard_normal(8),
-    )
+    X, V, a = _normals(_rng(11), (10, 3), (3, 4), 8)
     alpha = gat_attention(A, X, V, a)
     S = gat_scores(X, V, a)
     err = max(_maxerr(alpha[i, A[i] > 0], softmax(S[i, A[i] > 0])) for i in range(10))
@@ -527,12 +521,7 @@ def _c12_36() -> str:
     for u in (0, 1):
         for v in (2, 3):
             A[u, v] = A[v, u] = 1
-    r = _rng(13)
-    X, W, V = (
-        r.standard_normal((4, 3)),
-        r.standard_normal((3, 2)),
-        r.standard_normal((3, 2)),
-    )
+    X, W, V = _normals(_rng(13), (4, 3), (3, 2), (3, 2))
     H1, H2 = gcn_layer(A, X, W), graphconv_layer(A, X, W, V)
     assert _maxerr(H1[0], H1[1]) < 1e-14 and _maxerr(H2[0], H2[1]) > 1e-3
     return f"nodes 0, 1 (same neighbours): GC identical, GraphConv differs by {_maxerr(H2[0], H2[1]):.2f}"  # noqa: E501
@@ -548,8 +537,7 @@ def _c12_37() -> str:
     from alice_lab.graphs import dense_to_coo, gcn_message_passing, normalized_adjacency
 
     A = normalized_adjacency(_er(12, 0.3, 14))
-    r = _rng(14)
-    X, W = r.standard_normal((12, 4)), r.standard_normal((4, 2))
+    X, W = _normals(_rng(14), (12, 4), (4, 2))
     ei = dense_to_coo(A, layout="edge_index")
     err = _maxerr(gcn_message_passing(X, ei, A[ei[1], ei[0]], W), A @ X @ W)
     assert err < 1e-13, err

@@ -10,12 +10,7 @@ import operator
 import numpy as np
 
 from alice_lab.claims import claim
-from alice_lab.claims._helpers import _np, _rng
-
-
-def _maxerr(a, b) -> float:
-    """Largest absolute difference, complex-safe."""
-    return float(np.max(np.abs(np.asarray(_np(a)) - np.asarray(_np(b)))))
+from alice_lab.claims._helpers import _maxerr, _rng
 
 
 def _ssm(seed: int, e: int = 4, c: int = 2, o: int = 3, n: int = 10, rho: float = 0.9):

@@ -46,7 +46,6 @@ from alice_lab.graphs.graph_transformer import (
     init_graph_transformer,
     laplacian_pe,
     random_walk_pe,
-    transformer_block,
 )
 from alice_lab.graphs.layers import (
     gat_attention,
@@ -101,7 +100,7 @@ __all__ = [
     "random_walk_matrix", "random_walk_pe", "scatter_mean", "scatter_sum",
     "segment_max", "segment_mean", "segment_softmax", "segment_sum",
     "stationary_distribution", "stochastic_block_model", "to_dense",
-    "transformer_block", *_TORCH,
+    *_TORCH,
 ]  # fmt: skip
 
 

@@ -30,7 +30,6 @@ __all__ = [
     "init_graph_transformer",
     "laplacian_pe",
     "random_walk_pe",
-    "transformer_block",
 ]
 
 
@@ -66,43 +65,19 @@ def laplacian_pe(A: Any, k: int) -> np.ndarray:
     return vecs[:, 1 : int(k) + 1]
 
 
-def _layer_norm(X: np.ndarray, eps: float = 1e-5) -> np.ndarray:
-    mu = X.mean(axis=-1, keepdims=True)
-    return (X - mu) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)
-
-
-def transformer_block(X: np.ndarray, p: dict, *, mask: Any = None) -> np.ndarray:
-    r"""A pre-norm, single-head transformer block on the nodes (NumPy):
-    :math:`\mathbf{X} + \mathrm{SA}(\mathrm{LN}(\mathbf{X}))`, then
-    :math:`+\,\mathrm{MLP}(\mathrm{LN}(\cdot))`. ``mask`` (n, n) boolean restricts the
-    attention (True = may attend); None attends to every node."""
-    from scipy.special import softmax
-
-    H = _layer_norm(X)
-    Q, K, V = H @ p["Wq"], H @ p["Wk"], H @ p["Wv"]
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    if mask is not None:
-        S = np.where(mask, S, -np.inf)
-    X = X + softmax(S, axis=-1) @ V @ p["Wo"]
-    H = _layer_norm(X)
-    return X + np.maximum(H @ p["W1"], 0.0) @ p["W2"]
-
-
 def init_graph_transformer(
     c: int, *, k: int = 8, layers: int = 2, hidden: int = 32, seed: int = 0
 ) -> dict:
-    """Seeded parameters: ``"pe"`` (k, c) and one dict per block (NumPy)."""
+    """Seeded parameters: ``"pe"`` (k, c) and one single-head encoder block per layer
+    (:func:`alice_lab.transformer.init_block_params`, no biases; NumPy)."""
+    from alice_lab.transformer import init_block_params
+
     rng = np.random.default_rng(seed)
-
-    def w(a, b):
-        return rng.standard_normal((a, b)) / np.sqrt(a)
-
+    pe = rng.standard_normal((k, c)) / np.sqrt(k)
     blocks = [
-        {"Wq": w(c, c), "Wk": w(c, c), "Wv": w(c, c), "Wo": w(c, c),
-         "W1": w(c, hidden), "W2": w(hidden, c)}
-        for _ in range(layers)
-    ]  # fmt: skip
-    return {"pe": w(k, c), "blocks": blocks}
+        init_block_params(c, 1, hidden, rng=rng, bias=False) for _ in range(layers)
+    ]
+    return {"pe": pe, "blocks": blocks}
 
 
 def graph_transformer(
@@ -110,7 +85,10 @@ def graph_transformer(
 ) -> np.ndarray:
     r"""A graph transformer (Figure F.12.9): add :math:`\mathrm{RWPE}(\mathbf{A})
     \mathbf{W}_{pe}` (``pe="rw"``, W_pe (k, c)) or nothing (``pe=None``) to X (n, c),
-    then the blocks. Returns (n, c)."""
+    then the pre-norm, single-head, ReLU blocks of
+    :func:`alice_lab.transformer.transformer_block`. Returns (n, c)."""
+    from alice_lab.transformer import transformer_block
+
     n = check_adjacency(A)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] != n:
@@ -120,5 +98,5 @@ def graph_transformer(
     elif pe is not None:
         raise ValueError(f"pe must be 'rw' or None; got {pe!r}")
     for p in params["blocks"]:
-        X = transformer_block(X, p)
+        X = transformer_block(X, p, heads=1)
     return X

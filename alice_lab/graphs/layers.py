@@ -91,9 +91,11 @@ def gcn_layer(A: Any, X: Any, W: Any, b: Any = None, *, activation: Any = None) 
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
-    """LeakyReLU, any backend."""
-    xp = array_namespace(x)
-    return xp.where(x > 0, x, negative_slope * x)
+    """LeakyReLU with GAT's default slope 0.2 (:func:`alice_lab.activations.leaky_relu`
+    with ``alpha=negative_slope``), any backend."""
+    from alice_lab.activations import leaky_relu as _leaky_relu
+
+    return _leaky_relu(x, alpha=negative_slope)
 
 
 def gat_scores(

@@ -108,8 +108,22 @@ def segment_mean(data: Any, segment_ids: Any, num_segments: int) -> Any:
     return s / xp.reshape(c, (-1,) + (1,) * (len(data.shape) - 1))
 
 
+def _segment_max_onehot(data: Any, segment_ids: Any, shape: tuple) -> Any:
+    xp = array_namespace(data)
+    dev = device_of(data)
+    if data.shape[0] == 0:
+        return xp.full(shape, -xp.inf, dtype=data.dtype, device=dev)
+    seg = xp.arange(shape[0], device=dev)
+    hit = (seg[:, None] == segment_ids[None, :])[:, :, None]  # (k, m, 1)
+    flat = xp.reshape(data, (data.shape[0], -1))[None, :, :]  # (1, m, c)
+    neg = xp.full((1, 1, 1), -xp.inf, dtype=data.dtype, device=dev)
+    return xp.reshape(xp.max(xp.where(hit, flat, neg), axis=1), shape)
+
+
 def segment_max(data: Any, segment_ids: Any, num_segments: int) -> Any:
-    """Max per segment; an empty segment gives 0 (not -inf). NumPy, torch or JAX."""
+    """Max per segment; an empty segment gives 0 (not -inf). Dispatches to
+    ``np.maximum.at``, ``Tensor.scatter_reduce`` or ``jax.ops.segment_max``; any other
+    array-API library masks a (num_segments, m, ...) copy (O(num_segments m) memory)."""
     _check_segments(data, segment_ids, num_segments)
     shape = (int(num_segments), *data.shape[1:])
     if is_torch_array(data):
@@ -123,9 +137,11 @@ def segment_max(data: Any, segment_ids: Any, num_segments: int) -> Any:
         import jax
 
         out = jax.ops.segment_max(data, segment_ids, num_segments=int(num_segments))
+    elif isinstance(data, np.ndarray):
+        out = np.full(shape, -np.inf, dtype=data.dtype)
+        np.maximum.at(out, np.asarray(segment_ids), data)
     else:
-        out = np.full(shape, -np.inf, dtype=np.asarray(data).dtype)
-        np.maximum.at(out, np.asarray(segment_ids), np.asarray(data))
+        out = _segment_max_onehot(data, segment_ids, shape)
     xp = array_namespace(out)
     return xp.where(xp.isfinite(out) | (out > 0), out, xp.zeros_like(out))
 

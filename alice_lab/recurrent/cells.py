@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from alice_lab.backend import array_namespace, device_of
+from alice_lab.functional import sigmoid
 
 __all__ = [
     "bidirectional",
@@ -56,10 +57,6 @@ def _act(name: str | Callable, xp: Any) -> Callable:
     raise ValueError(
         f"phi must be 'tanh', 'relu', 'linear' or a callable; got {name!r}"
     )
-
-
-def _sigmoid(xp: Any, a: Any) -> Any:
-    return 1.0 / (1.0 + xp.exp(-a))
 
 
 def _check(s: Any, x: Any, W_s: Any, W_x: Any, gates: int = 1) -> None:
@@ -125,9 +122,8 @@ def li_gru_cell(
     """
     xp = array_namespace(s, x)
     _check(s, x, V, U)
-    gamma = _sigmoid(
-        xp, s @ xp.matrix_transpose(V) + x @ xp.matrix_transpose(U) + gate_bias
-    )
+    z = s @ xp.matrix_transpose(V) + x @ xp.matrix_transpose(U) + gate_bias
+    gamma = sigmoid(z)
     out = gamma * rnn_cell(s, x, A, B, phi=phi) + (1.0 - gamma) * s
     return (out, gamma) if return_gate else out
 
@@ -170,8 +166,8 @@ def gru_cell(s: Any, x: Any, params: Mapping[str, Any]) -> Any:
     W_ih, W_hh, b_ih, b_hh = _params(params, 3, s, x)
     e = s.shape[-1]
     gi, gh = _affine(xp, x, W_ih, b_ih), _affine(xp, s, W_hh, b_hh)
-    r = _sigmoid(xp, gi[..., :e] + gh[..., :e])
-    z = _sigmoid(xp, gi[..., e : 2 * e] + gh[..., e : 2 * e])
+    r = sigmoid(gi[..., :e] + gh[..., :e])
+    z = sigmoid(gi[..., e : 2 * e] + gh[..., e : 2 * e])
     n = xp.tanh(gi[..., 2 * e :] + r * gh[..., 2 * e :])
     return (1.0 - z) * n + z * s
 
@@ -193,10 +189,10 @@ def lstm_cell(
     W_ih, W_hh, b_ih, b_hh = _params(params, 4, h, x)
     e = h.shape[-1]
     g_all = _affine(xp, x, W_ih, b_ih) + _affine(xp, h, W_hh, b_hh)
-    i = _sigmoid(xp, g_all[..., :e])
-    f = _sigmoid(xp, g_all[..., e : 2 * e])
+    i = sigmoid(g_all[..., :e])
+    f = sigmoid(g_all[..., e : 2 * e])
     g = xp.tanh(g_all[..., 2 * e : 3 * e])
-    o = _sigmoid(xp, g_all[..., 3 * e :])
+    o = sigmoid(g_all[..., 3 * e :])
     c_new = f * c + i * g
     return o * xp.tanh(c_new), c_new
 

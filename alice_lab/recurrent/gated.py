@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab.backend import array_namespace, device_of
+from alice_lab.functional import sigmoid
 
 __all__ = [
     "aft",
@@ -33,10 +34,6 @@ __all__ = [
     "rwkv_time_mix",
     "token_shift",
 ]
-
-
-def _sigmoid(xp: Any, a: Any) -> Any:
-    return 1.0 / (1.0 + xp.exp(-a))
 
 
 def aft(Q: Any, K: Any, V: Any, W: Any = None, *, causal: bool = False) -> Any:
@@ -59,7 +56,7 @@ def aft(Q: Any, K: Any, V: Any, W: Any = None, *, causal: bool = False) -> Any:
         Ks = K - xp.max(K, axis=-2, keepdims=True)
         E = xp.exp(Ks)
         ctx = xp.sum(E * V, axis=-2, keepdims=True) / xp.sum(E, axis=-2, keepdims=True)
-        return _sigmoid(xp, Q) * ctx
+        return sigmoid(Q) * ctx
     if W is not None and (W.ndim != 2 or W.shape[0] < n or W.shape[1] < n):
         raise ValueError(f"W must have shape (m, m) with m >= n = {n}; got {W.shape}")
     logits = K[..., None, :, :]  # (..., 1, n_j, e)
@@ -72,7 +69,7 @@ def aft(Q: Any, K: Any, V: Any, W: Any = None, *, causal: bool = False) -> Any:
     logits = logits - xp.max(logits, axis=-2, keepdims=True)
     E = xp.exp(logits)  # (..., n_i, n_j, e)
     num = xp.sum(E * V[..., None, :, :], axis=-2)
-    return _sigmoid(xp, Q) * num / xp.sum(E, axis=-2)
+    return sigmoid(Q) * num / xp.sum(E, axis=-2)
 
 
 def rwkv_time_mix(
@@ -149,7 +146,7 @@ def rwkv_channel_mix(X: Any, W1: Any, W2: Any, W3: Any) -> Any:
     r"""RWKV's channel mixing (line 6791): :math:`\sigma(\mathbf{W}_1\mathbf{x})\odot
     \mathbf{W}_2\max(0, \mathbf{W}_3\mathbf{x})^2`, row-wise on ``X (..., c)``."""
     xp = array_namespace(X)
-    gate = _sigmoid(xp, X @ xp.matrix_transpose(W1))
+    gate = sigmoid(X @ xp.matrix_transpose(W1))
     hidden = xp.maximum(X @ xp.matrix_transpose(W3), 0.0 * X[..., :1]) ** 2
     return gate * (hidden @ xp.matrix_transpose(W2))
 

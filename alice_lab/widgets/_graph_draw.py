@@ -1,9 +1,8 @@
 """Drawing helpers shared by the chapter-12 widgets: a fixed layout, edges as one
-LineCollection, nodes as one scatter (cheap to update frame by frame)."""
+LineCollection, nodes as one scatter (cheap to update frame by frame). Figures outside
+pyplot and PNG rendering come from :mod:`alice_lab.widgets._anim`."""
 
 from __future__ import annotations
-
-import io
 
 import numpy as np
 
@@ -33,20 +32,8 @@ def draw_graph(ax, A, pos, values, *, cmap="viridis", vmin=None, vmax=None, size
     return sc
 
 
-def new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 def pyplot_figure(figsize, dpi):
     """A pyplot figure (for animations, which close it through pyplot)."""
     import matplotlib.pyplot as plt
 
     return plt.figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
-def png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()

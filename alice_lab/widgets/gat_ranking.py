@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_lab.widgets._graph_draw import new_figure, png, pyplot_figure
+from alice_lab.widgets._anim import new_figure
+from alice_lab.widgets._anim import png_bytes as png
+from alice_lab.widgets._graph_draw import pyplot_figure
 
 __all__ = ["Rankings", "live_view", "rankings", "static_view"]
 

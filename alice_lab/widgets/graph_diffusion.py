@@ -18,13 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_lab.widgets._graph_draw import (
-    draw_graph,
-    layout,
-    new_figure,
-    png,
-    pyplot_figure,
-)
+from alice_lab.widgets._anim import new_figure
+from alice_lab.widgets._anim import png_bytes as png
+from alice_lab.widgets._graph_draw import draw_graph, layout, pyplot_figure
 
 __all__ = ["DiffusionRun", "OPERATORS", "diffusion_run", "live_view", "static_view"]
 

@@ -13,13 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from alice_lab.widgets._graph_draw import (
-    draw_graph,
-    layout,
-    new_figure,
-    png,
-    pyplot_figure,
-)
+from alice_lab.widgets._anim import new_figure
+from alice_lab.widgets._anim import png_bytes as png
+from alice_lab.widgets._graph_draw import draw_graph, layout, pyplot_figure
 
 __all__ = ["GRAPHS", "graph", "live_view", "receptive_fields", "static_view"]
 
