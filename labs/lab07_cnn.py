@@ -50,21 +50,13 @@ from sklearn.datasets import load_digits
 
 from alice_lab import conv, grading
 from alice_lab.backend import is_fast
+from alice_lab.grading import attempted
 from alice_lab.grading.lab07 import cnn_init
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer epochs
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 
-
-def attempted(fn, *args):
-    """Run ``fn`` once; False (and a note) while its exercise is still a stub."""
-    try:
-        fn(*args)
-        return True
-    except NotImplementedError as err:
-        print(f"(skipped until {err} is done)")
-        return False
 
 
 # %% [markdown]

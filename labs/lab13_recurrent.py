@@ -46,6 +46,7 @@ import torch
 
 from alice_lab import grading
 from alice_lab.backend import is_fast
+from alice_lab.grading import attempted
 from alice_lab.recurrent import associative_scan, linear_recurrence
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer steps
@@ -53,15 +54,6 @@ torch.set_num_threads(1)  # the models are tiny: one thread avoids threading ove
 torch.manual_seed(0)
 rng = np.random.default_rng(0)
 
-
-def attempted(fn, *args):
-    """Run ``fn`` once; False (and a note) while its exercise is still a stub."""
-    try:
-        fn(*args)
-        return True
-    except NotImplementedError as err:
-        print(f"(skipped until {err} is done)")
-        return False
 
 
 # %% [markdown]

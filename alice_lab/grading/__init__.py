@@ -44,6 +44,7 @@ from alice_lab.backend import to_numpy
 
 __all__ = [
     "CHECKS",
+    "attempted",
     "Check",
     "CheckResult",
     "check",
@@ -188,6 +189,24 @@ def check(id: str, fn: Callable, *, file=None) -> CheckResult:
     print(result.line(), file=file or sys.stdout)
     result._printed = True
     return result
+
+
+def attempted(fn: Callable, *args: Any, file=None) -> bool:
+    """Run ``fn(*args)`` once, for a lab's demo cell: ``False`` (and a note saying
+    which exercise it waits for) while the student's function is still a stub.
+
+    >>> def stub():
+    ...     raise NotImplementedError("Exercise 9.1")
+    >>> attempted(stub)
+    (skipped until Exercise 9.1 is done)
+    False
+    """
+    try:
+        fn(*args)
+        return True
+    except NotImplementedError as err:
+        print(f"(skipped until {err} is done)", file=file or sys.stdout)
+        return False
 
 
 def report(lab: str, namespace: dict, *, file=None) -> list[CheckResult]:
