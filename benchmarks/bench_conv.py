@@ -1,5 +1,6 @@
-"""conv2d (patches times matrix, channels last) against torch.nn.functional.conv2d on
-the CPU, float32 (Book §7.1.3, eq. E.7.4). The reference receives the same
+"""conv2d (channels last; stride 1 takes the one-product-per-tap path of
+alice_lab.conv.shifted) against torch.nn.functional.conv2d on the CPU, float32 (Book
+§7.1.3, eq. E.7.4). The reference receives the same
 channels-last arrays, viewed as channels-first with ``permute`` (no copy)."""
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ chapter 8. Layouts follow the book: ``X ~ (b, h, w, c)`` (batch optional), kerne
 Four implementations of the same layer, which the tests check against each other and
 against ``torch.nn.functional``:
 
-- :func:`conv2d` (and ``conv1d``, ``conv3d``): patches times a matrix, the default;
+- :func:`conv2d` (and ``conv1d``, ``conv3d``): patches times a matrix, the default
+  (on NumPy arrays with stride 1, one shifted BLAS product per kernel tap, see
+  :mod:`alice_lab.conv.shifted`);
 - :func:`conv2d_loop`: loops that mirror eq. E.7.7 index by index;
 - :func:`conv_matrix`: the (doubly-block) Toeplitz matrix of the layer;
 - :func:`fft_conv2d`: pointwise products in the frequency domain.

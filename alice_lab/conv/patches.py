@@ -8,8 +8,10 @@ one matrix applied to the flattened patch around every pixel. Written for all pi
 once this is *patches times matrix* ("im2col"): gather every patch into a
 ``(b·h'·w', s·s·c)`` matrix, multiply by the ``(s·s·c, c')`` kernel matrix, reshape.
 :func:`patches` gathers them with ``s·s`` strided slices, so it runs on every array-API
-backend and autograd flows through it; on NumPy arrays the convolution uses
-``sliding_window_view`` and one BLAS matmul instead (:func:`_numpy_convnd`).
+backend and autograd flows through it. On NumPy arrays the convolution uses
+``sliding_window_view`` and one BLAS matmul instead (:func:`_numpy_convnd`), or, for
+stride 1, one in-place BLAS product per kernel tap with no patch matrix at all
+(:mod:`alice_lab.conv.shifted`).
 
 Layouts: ``X ~ (b, n_1, …, n_d, c)`` (batch optional), ``W ~ (s_1, …, s_d, c//groups,
 c')``.
@@ -27,6 +29,7 @@ import numpy as np
 
 from alice_lab.backend import array_namespace
 from alice_lab.conv._args import conv_spec, pad_spatial, prod, tuple_of
+from alice_lab.conv.shifted import shifted_gemm_applies, shifted_gemm_convnd
 
 __all__ = [
     "causal_conv1d",
@@ -170,7 +173,10 @@ def convnd(
     xp = array_namespace(X, W)
     Xb = X if spec.batched else xp.expand_dims(X, axis=0)
     if isinstance(Xb, np.ndarray) and isinstance(W, np.ndarray):
-        H = _numpy_convnd(Xb, W, spec)
+        if shifted_gemm_applies(Xb, W, spec):
+            H = shifted_gemm_convnd(Xb, W, spec)
+        else:
+            H = _numpy_convnd(Xb, W, spec)
     else:
         P = _gather(
             pad_spatial(Xb, spec.padding),
