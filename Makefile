@@ -52,9 +52,16 @@ lab: setup
 student: $(STAMP)
 	$(VENV)/bin/alice-lab make-student labs/*.py --out labs/student --force
 
+# Some machines pin OpenBLAS to its Haswell kernels (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE)
+# because old OpenBLAS builds misbehave on their CPUs; the current NumPy/SciPy builds do
+# not, and the pin would compare AVX2 BLAS kernels with torch's AVX-512 ones. The
+# benchmarks unset both for their own commands only (tests and CI keep them); the
+# results record the kernels that ran.
+BENCH_ENV = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+
 bench: $(STAMP)
-	$(PY) -m benchmarks
-	$(PY) -m benchmarks.curves
+	$(BENCH_ENV) $(PY) -m benchmarks
+	$(BENCH_ENV) $(PY) -m benchmarks.curves
 	@echo "Table and curves written to benchmarks/results/ (shown on the site's Benchmarks page)"
 
 lock:

@@ -30,6 +30,12 @@ def main(
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--pause",
+        type=float,
+        default=harness.PAUSE_S,
+        help="seconds of rest before each timed block (default: %(default)s)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=harness.RESULTS_DIR,
@@ -47,7 +53,9 @@ def main(
             f"known: {', '.join(registry.cases)}"
         )
     machine = harness.machine_info()  # before the run: the load is not ours
-    results = harness.run(cases, repeat=args.repeat, number=args.number, seed=args.seed)
+    results = harness.run(
+        cases, repeat=args.repeat, number=args.number, seed=args.seed, pause=args.pause
+    )
     for path in harness.write_results(results, machine, args.out):
         print(f"wrote {path}")
     return 0 if all(r["agree"] for r in results) else 1

@@ -32,6 +32,9 @@ def measure() -> dict:
             "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(),
             "cpus": os.cpu_count(),
+            "openblas_env": {
+                k: v for k, v in os.environ.items() if k.startswith("OPENBLAS")
+            },
         },
         "date": time.strftime("%Y-%m-%d"),
     }

@@ -144,8 +144,23 @@ def _timer(fn: Callable, args: tuple, sync: Callable) -> timeit.Timer:
     return timeit.Timer(lambda: sync(fn(*args)), timer=time.perf_counter)
 
 
-def run_case(case: Case, *, repeat: int = 7, number: int | None = None, seed: int = 0):
-    """Time and check one case; return a JSON-ready dict."""
+PAUSE_S = 0.2
+"""Seconds of rest before each timed block. After a call, OpenBLAS's and OpenMP's
+worker threads keep spinning for a while (OpenBLAS: about 2^28 cycles); without the
+rest they would steal the cores from the other side's first ~0.1 s, which made
+torch's conv2d look 1.8× slower after a NumPy block than on its own."""
+
+
+def run_case(
+    case: Case,
+    *,
+    repeat: int = 7,
+    number: int | None = None,
+    seed: int = 0,
+    pause: float = PAUSE_S,
+):
+    """Time and check one case; return a JSON-ready dict. ``pause``: seconds of
+    rest before each timed block (:data:`PAUSE_S`)."""
     bench = case.factory(np.random.default_rng(seed))
     t_alice = _timer(bench.alice, bench.args, bench.sync)
     t_ref = _timer(bench.reference, bench.args, bench.sync)
@@ -157,7 +172,9 @@ def run_case(case: Case, *, repeat: int = 7, number: int | None = None, seed: in
             number = max(t_alice.autorange()[0], 1)
         best_alice = best_ref = float("inf")
         for _ in range(repeat):  # interleaved
+            time.sleep(pause)
             best_alice = min(best_alice, t_alice.timeit(number) / number)
+            time.sleep(pause)
             best_ref = min(best_ref, t_ref.timeit(number) / number)
 
     checks, alice_warnings = [], []
@@ -199,7 +216,28 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def blas_info() -> list[dict]:
+    """The BLAS libraries loaded in this process and the kernels they chose
+    (threadpoolctl), or ``[]`` when threadpoolctl is not installed."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    keys = ("internal_api", "version", "architecture", "num_threads", "filepath")
+    return [
+        {
+            k: Path(v).name if k == "filepath" else v
+            for k, v in info.items()
+            if k in keys
+        }
+        for info in threadpool_info()
+        if info.get("user_api") == "blas"
+    ]
+
+
 def machine_info() -> dict:
+    """Where and with what the benchmarks ran, including the BLAS kernels in use and
+    any ``OPENBLAS_*`` variables that chose them."""
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -216,6 +254,10 @@ def machine_info() -> dict:
         else None,
         "python": sys.version.split()[0],
         "versions": {name: v for name in LIBRARIES if (v := _version(name))},
+        "blas": blas_info(),
+        "openblas_env": {
+            k: v for k, v in os.environ.items() if k.startswith("OPENBLAS")
+        },
     }
 
 
@@ -238,7 +280,9 @@ def to_markdown(results: list[dict], machine: dict) -> str:
         "# Benchmarks: alice_lab against the frameworks' kernels",
         "",
         "Best of the repeats of `number` calls each, both sides timed in the same run "
-        "and interleaved. A ratio below 1 means alice_lab is faster. *Agree* checks "
+        f"and interleaved, with a {PAUSE_S} s rest before each block so that one "
+        "library's spinning worker threads do not slow the other. A ratio below 1 "
+        "means alice_lab is faster. *Agree* checks "
         "the outputs on the timed input and on the extra inputs of the case (inf, "
         "-inf, NaN, extreme values).",
         "",
@@ -272,10 +316,29 @@ def to_markdown(results: list[dict], machine: dict) -> str:
         f"load average {machine.get('load_average_1min')} before the run",
         f"- {machine['platform']}, Python {machine['python']}",
         f"- {versions}",
+        *_blas_lines(machine),
         f"- run on {machine['date_utc']} with `python -m benchmarks`",
         "",
     ]
     return "\n".join(lines)
+
+
+def _blas_lines(machine: dict) -> list[str]:
+    libs = "; ".join(
+        f"{b.get('filepath', b.get('internal_api'))} {b.get('version')} "
+        f"({b.get('architecture')} kernels, {b.get('num_threads')} threads)"
+        for b in machine.get("blas") or []
+    )
+    lines = [f"- BLAS: {libs}"] if libs else []
+    env = machine.get("openblas_env") or {}
+    lines.append(
+        "- OpenBLAS settings: "
+        + (
+            ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
+            or "none (its own CPU detection)"
+        )
+    )
+    return lines
 
 
 def write_results(results: list[dict], machine: dict, out: Path = RESULTS_DIR):
@@ -301,11 +364,12 @@ def run(
     repeat: int = 7,
     number: int | None = None,
     seed: int = 0,
+    pause: float = PAUSE_S,
     log: Callable[[str], Any] = print,
 ) -> list[dict]:
     results = []
     for case in cases:
-        r = run_case(case, repeat=repeat, number=number, seed=seed)
+        r = run_case(case, repeat=repeat, number=number, seed=seed, pause=pause)
         log(
             f"{case.name:<24} alice {_ms(r['alice_s']):>10}  {case.reference} "
             f"{_ms(r['reference_s']):>10}  ratio {r['ratio']:.2f}  "

@@ -76,6 +76,26 @@ def test_run_case_reports_agreement_times_and_warnings():
     assert noisy["agree"] is True and "careful" in noisy["alice_warnings"][0]
 
 
+def test_run_case_rests_before_every_timed_block(monkeypatch):
+    rests = []
+    monkeypatch.setattr(harness.time, "sleep", rests.append)
+    harness.run_case(toy_registry().cases["add"], repeat=3, number=1, pause=0.05)
+    assert rests == [0.05] * 6  # one before each side's block, three repeats
+
+
+def test_machine_info_records_the_blas_kernels_and_openblas_settings(monkeypatch):
+    pytest.importorskip("threadpoolctl")
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    info = harness.machine_info()
+    assert info["openblas_env"]["OPENBLAS_CORETYPE"] == "Haswell"
+    assert info["blas"] and all(b.get("architecture") for b in info["blas"])
+    text = harness.to_markdown([], info)
+    assert "OPENBLAS_CORETYPE=Haswell" in text and "kernels" in text
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
+    monkeypatch.delenv("OPENBLAS_L2_SIZE", raising=False)
+    assert "its own CPU detection" in harness.to_markdown([], harness.machine_info())
+
+
 def test_compare_handles_shapes_nan_and_inf():
     assert harness.compare(
         np.array([np.nan, np.inf]), np.array([np.nan, np.inf]), 1e-12, 0
@@ -87,7 +107,7 @@ def test_compare_handles_shapes_nan_and_inf():
 
 def test_main_writes_json_and_markdown(tmp_path, capsys):
     code = main(
-        ["--repeat", "1", "--number", "1", "--out", str(tmp_path)],
+        ["--repeat", "1", "--number", "1", "--pause", "0", "--out", str(tmp_path)],
         registry=toy_registry(),
     )
     assert code == 1  # the "wrong" case disagrees
