@@ -68,12 +68,16 @@ def _axes(x: Any, axes: Any) -> tuple[int, ...]:
     return out
 
 
-def _affine(y: Any, gamma: Any, beta: Any, shape: tuple[int, ...], name: str) -> Any:
+def _check_affine(gamma: Any, beta: Any, shape: tuple[int, ...], name: str) -> None:
     for value, label in ((gamma, "gamma"), (beta, "beta")):
         if value is not None and tuple(value.shape) != shape:
             raise ValueError(
                 f"{name}: {label} must have shape {shape}; got {tuple(value.shape)}"
             )
+
+
+def _affine(y: Any, gamma: Any, beta: Any, shape: tuple[int, ...], name: str) -> Any:
+    _check_affine(gamma, beta, shape, name)
     if gamma is not None:
         y = y * gamma
     if beta is not None:
@@ -155,8 +159,16 @@ def batch_norm(
                     f"{label} must have shape ({c},); got {tuple(value.shape)}"
                 )
         mu, var = running_mean, running_var
-    y = (x - mu) / xp.sqrt(var + eps)
-    return _affine(y, gamma, beta, (c,), "batch_norm")
+    _check_affine(gamma, beta, (c,), "batch_norm")
+    # (x - mu) / sqrt(var + eps) * gamma + beta with the per-channel factors folded
+    # into one scale and one shift: two passes over x instead of four.
+    scale = xp.reshape(1.0 / xp.sqrt(var + eps), (c,))
+    if gamma is not None:
+        scale = scale * gamma
+    shift = -xp.reshape(mu, (c,)) * scale
+    if beta is not None:
+        shift = shift + beta
+    return x * scale + shift
 
 
 def running_average(running: Any, batch: Any, *, momentum: float = 0.1) -> Any:
