@@ -55,9 +55,13 @@ student: $(STAMP)
 # Some machines pin OpenBLAS to its Haswell kernels (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE)
 # because old OpenBLAS builds misbehave on their CPUs; the current NumPy/SciPy builds do
 # not, and the pin would compare AVX2 BLAS kernels with torch's AVX-512 ones. The
-# benchmarks unset both for their own commands only (tests and CI keep them); the
-# results record the kernels that ran.
-BENCH_ENV = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+# benchmarks unset both for their own commands only (tests and CI keep them).
+# glibc hands large freed blocks back to the OS, so the next call page-faults them in
+# again; on a virtual machine that cost varied 10x between identical processes (batch
+# norm: 0.3 to 5.7 ms). The two MALLOC_ settings keep freed memory for reuse, as a
+# long-running program would. The results record all of these settings.
+BENCH_ENV = env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
+	MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=1073741824
 
 bench: $(STAMP)
 	$(BENCH_ENV) $(PY) -m benchmarks

@@ -235,9 +235,13 @@ def blas_info() -> list[dict]:
     ]
 
 
+SETTINGS_PREFIXES = ("OPENBLAS", "MALLOC_")
+"""Environment variables that change the timings and are recorded with them."""
+
+
 def machine_info() -> dict:
     """Where and with what the benchmarks ran, including the BLAS kernels in use and
-    any ``OPENBLAS_*`` variables that chose them."""
+    the ``OPENBLAS_*`` / ``MALLOC_*`` settings (see ``make bench``)."""
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -256,7 +260,7 @@ def machine_info() -> dict:
         "versions": {name: v for name in LIBRARIES if (v := _version(name))},
         "blas": blas_info(),
         "openblas_env": {
-            k: v for k, v in os.environ.items() if k.startswith("OPENBLAS")
+            k: v for k, v in os.environ.items() if k.startswith(SETTINGS_PREFIXES)
         },
     }
 
@@ -332,10 +336,10 @@ def _blas_lines(machine: dict) -> list[str]:
     lines = [f"- BLAS: {libs}"] if libs else []
     env = machine.get("openblas_env") or {}
     lines.append(
-        "- OpenBLAS settings: "
+        "- OpenBLAS and malloc settings: "
         + (
             ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
-            or "none (its own CPU detection)"
+            or "none (OpenBLAS's own CPU detection, glibc's defaults)"
         )
     )
     return lines
