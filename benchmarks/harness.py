@@ -290,17 +290,16 @@ def to_markdown(results: list[dict], machine: dict) -> str:
         "the outputs on the timed input and on the extra inputs of the case (inf, "
         "-inf, NaN, extreme values).",
         "",
-        "| case | shape | dtype | reference | alice_lab | reference time "
-        "| alice / reference | results agree |",
-        "|---|---|---|---|---:|---:|---:|:---:|",
+        "| case | alice / reference | results agree | alice_lab | reference time "
+        "| reference | shape | dtype |",
+        "|---|---:|:---:|---:|---:|---|---|---|",
     ]
     for r in results:
         shape = "×".join(str(n) for n in r["shape"])
         agree = "yes" if r["agree"] else "**NO**"
         lines.append(
-            f"| {r['case']} | {shape} | {r['dtype']} | `{r['reference']}` "
-            f"| {_ms(r['alice_s'])} | {_ms(r['reference_s'])} | {r['ratio']:.2f} "
-            f"| {agree} |"
+            f"| {r['case']} | {r['ratio']:.2f} | {agree} | {_ms(r['alice_s'])} "
+            f"| {_ms(r['reference_s'])} | `{r['reference']}` | {shape} | {r['dtype']} |"
         )
     lines += ["", "Checks per case:", ""]
     for r in results:

@@ -29,7 +29,7 @@
 # * loops that follow the book's index formula (`conv2d_loop`);
 # * patches times a matrix, the default (`conv2d`; for stride 1 on NumPy arrays it
 #   sums one shifted matrix product per kernel tap instead, which needs no patch
-#   matrix and is about twice as fast);
+#   matrix: about twice as fast on a batch of 32×32 images with 16 channels);
 # * multiplication by a (doubly-block) Toeplitz matrix (`conv_matrix`);
 # * products in the frequency domain (`fft_conv2d`);
 #
