@@ -118,6 +118,36 @@ def test_random_walk_pe_against_matrix_powers_and_equivariance():
     assert np.allclose(g.random_walk_pe(cyc, 5), g.random_walk_pe(cyc, 5)[0])
 
 
+def test_positional_encodings_on_every_backend(backend):
+    A = g.erdos_renyi(9, 0.4, seed=3)
+    R = A / A.sum(0, keepdims=True)
+    pe = g.random_walk_pe(backend.asarray(A), 4)
+    assert type(pe) is type(backend.asarray(A)) and tuple(pe.shape) == (9, 4)
+    for t in range(1, 5):
+        np.testing.assert_allclose(
+            backend.to_numpy(pe)[:, t - 1],
+            np.diag(np.linalg.matrix_power(R, t)),
+            atol=1e-12,
+        )
+    # eigenvectors: L v = λ v with networkx's Laplacian and NumPy's eigenvalues, and
+    # orthonormal columns (the signs are free, so the vectors are not compared).
+    L = nx.normalized_laplacian_matrix(nx.from_numpy_array(A)).toarray()
+    lam = np.linalg.eigvalsh(L)[1:4]
+    V = backend.to_numpy(g.laplacian_pe(backend.asarray(A), 3))
+    np.testing.assert_allclose(L @ V, V * lam, atol=1e-10)
+    np.testing.assert_allclose(V.T @ V, np.eye(3), atol=1e-10)
+
+
+def test_positional_encodings_accept_sparse_and_integer_adjacencies():
+    sp = pytest.importorskip("scipy.sparse")
+    A = g.erdos_renyi(8, 0.5, seed=1)
+    want = g.random_walk_pe(A, 3)
+    np.testing.assert_allclose(g.random_walk_pe(sp.csr_matrix(A), 3), want)
+    np.testing.assert_allclose(g.random_walk_pe(A.astype(int), 3), want)
+    V = g.laplacian_pe(sp.csr_matrix(A), 2)
+    assert isinstance(V, np.ndarray) and V.shape == (8, 2)
+
+
 def test_transformer_without_pe_is_blind_to_edges():
     X = np.random.default_rng(0).standard_normal((6, 4))
     A1 = nx.to_numpy_array(nx.path_graph(6))

@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab.backend import array_namespace
 from alice_lab.graphs.matrices import (
     check_adjacency,
+    is_sparse,
     laplacian,
     random_walk_matrix,
     to_dense,
@@ -33,11 +35,20 @@ __all__ = [
 ]
 
 
-def random_walk_pe(A: Any, k: int) -> np.ndarray:
+def _dense_float(M: Any) -> Any:
+    """``M`` dense (scipy.sparse -> NumPy, torch sparse -> dense tensor) and floating
+    (integer NumPy adjacencies become float64)."""
+    M = to_dense(M) if is_sparse(M) else M
+    xp = array_namespace(M)
+    return M if xp.isdtype(M.dtype, "real floating") else xp.astype(M, xp.float64)
+
+
+def random_walk_pe(A: Any, k: int) -> Any:
     r"""Random-walk positional encoding (n, k): column t-1 is
     :math:`\mathrm{diag}(\mathbf{R}^t)`, the probability that a walk from each node is
-    back after t steps. NumPy (A dense or ``scipy.sparse``); powers computed
-    iteratively in float64.
+    back after t steps. ``A`` (n, n) on any backend (dense, ``scipy.sparse`` or torch
+    sparse); the result is dense, on A's backend and device, powers computed
+    iteratively.
 
     >>> random_walk_pe(np.array([[0., 1.], [1., 0.]]), 3).tolist()
     [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
@@ -45,23 +56,25 @@ def random_walk_pe(A: Any, k: int) -> np.ndarray:
     check_adjacency(A, nonnegative=True)
     if int(k) < 1:
         raise ValueError(f"k must be >= 1; got {k}")
-    R = np.asarray(to_dense(random_walk_matrix(A)), dtype=np.float64)
-    P = R.copy()
-    cols = [np.diag(P).copy()]
+    R = _dense_float(random_walk_matrix(A))
+    xp = array_namespace(R)
+    P = R
+    cols = [xp.linalg.diagonal(P)]
     for _ in range(int(k) - 1):
         P = P @ R
-        cols.append(np.diag(P).copy())
-    return np.stack(cols, axis=1)
+        cols.append(xp.linalg.diagonal(P))
+    return xp.stack(cols, axis=1)
 
 
-def laplacian_pe(A: Any, k: int) -> np.ndarray:
+def laplacian_pe(A: Any, k: int) -> Any:
     """The k eigenvectors of the normalised Laplacian after the first (n, k), a
-    positional encoding defined up to the sign of each column (line 6317)."""
+    positional encoding defined up to the sign of each column (line 6317). Any backend
+    with ``linalg.eigh``; the result is on A's backend (dense)."""
     n = check_adjacency(A, nonnegative=True)
     if not 1 <= int(k) < n:
         raise ValueError(f"k must lie in 1..{n - 1}; got {k}")
-    L = np.asarray(to_dense(laplacian(A, normalized=True)), dtype=np.float64)
-    _, vecs = np.linalg.eigh(L)
+    L = _dense_float(laplacian(A, normalized=True))
+    _, vecs = array_namespace(L).linalg.eigh(L)
     return vecs[:, 1 : int(k) + 1]
 
 
