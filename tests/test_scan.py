@@ -130,3 +130,19 @@ def test_bench_scan_curve_and_plot():
     assert max(curve["max_abs_diff"]) < 1e-4  # float32
     fig = plot_scan(curve)
     assert len(fig.axes[0].lines) == 2
+
+
+@pytest.mark.parametrize("method", ["sequential", "parallel"])
+def test_linear_recurrence_on_every_backend(backend, method):
+    r = np.random.default_rng(3)
+    a, b = r.uniform(0.5, 1.0, (37, 3)), r.standard_normal((37, 3))
+    h0 = r.standard_normal(3)
+    got = R.linear_recurrence(
+        backend.asarray(a), backend.asarray(b), backend.asarray(h0), method=method
+    )
+    assert type(got) is type(backend.asarray(b))
+    h, want = h0, []
+    for i in range(37):  # h_i = a_i h_{i-1} + b_i, written out
+        h = a[i] * h + b[i]
+        want.append(h)
+    np.testing.assert_allclose(backend.to_numpy(got), np.array(want), atol=1e-10)

@@ -143,3 +143,22 @@ def test_ssm_bad_input():
         )
     with pytest.raises(ValueError, match="method must be"):
         R.discretize(A, B, 0.1, "rk4")
+
+
+@pytest.mark.parametrize("method", ["recurrent", "scan"])
+def test_selective_ssm_on_every_backend(backend, method):
+    r = np.random.default_rng(6)
+    n, c, e = 9, 3, 2
+    X = r.standard_normal((n, c))
+    A_bar = -np.exp(r.standard_normal((c, e)))
+    W_B, W_C = r.standard_normal((e, c)), r.standard_normal((e, c))
+    W_d, b_d, D = r.standard_normal((c, c)), r.standard_normal(c), r.standard_normal(c)
+    s, want = np.zeros((c, e)), []
+    for x in X:  # lines 6823-6835 written out, as in the NumPy test above
+        dlt = np.log1p(np.exp(W_d @ x + b_d))
+        s = np.exp(dlt[:, None] * A_bar) * s + (dlt * x)[:, None] * (W_B @ x)[None]
+        want.append(s @ (W_C @ x) + D * x)
+    args = [backend.asarray(M) for M in (X, A_bar, W_B, W_C, W_d, b_d, D)]
+    got = R.selective_ssm(*args, method=method)
+    assert type(got) is type(args[0])
+    np.testing.assert_allclose(backend.to_numpy(got), np.array(want), atol=1e-10)

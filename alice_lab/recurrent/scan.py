@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab.backend import array_namespace
+
 __all__ = [
     "ALGORITHMS",
     "ScanOp",
@@ -219,45 +221,58 @@ def linear_recurrence_op(earlier: tuple, later: tuple) -> tuple:
     return a2 * a1, a2 * b1 + b2
 
 
+def _array_pair(a: Any, b: Any) -> tuple[Any, Any, Any]:
+    """``a``, ``b`` as arrays of one namespace (lists and scalars become NumPy; a
+    Python-scalar ``a`` joins ``b``'s namespace) and that namespace."""
+    if not hasattr(b, "shape"):
+        b = np.asarray(b)
+    xp = array_namespace(b)
+    if not hasattr(a, "shape"):
+        scalar = isinstance(a, (int, float))
+        a = xp.asarray(a, dtype=b.dtype) if scalar else np.asarray(a)
+    xp = array_namespace(a, b)
+    return xp, a, b
+
+
 def linear_recurrence(
     a: Any, b: Any, h0: Any = None, *, method: str = "sequential"
-) -> np.ndarray:
+) -> Any:
     r""":math:`h_t = a_t\odot h_{t-1} + b_t` for t = 1..n, ``a, b (n, ...)`` (a may
-    also be
-    broadcastable to b), :math:`h_0` = ``h0`` or 0. ``method``: "sequential" (a loop) or
-    "parallel" (Hillis-Steele, vectorised over each level, ⌈log₂ n⌉ steps).
+    also be broadcastable to b), :math:`h_0` = ``h0`` or 0. ``method``: "sequential" (a
+    loop) or "parallel" (Hillis-Steele, vectorised over each level, ⌈log₂ n⌉ steps).
+    Any array-API backend (NumPy, torch, JAX, ...); the result is on b's backend.
 
     >>> linear_recurrence([0.5, 0.5, 0.5], [1.0, 1.0, 1.0], method="parallel").tolist()
     [1.0, 1.5, 1.75]
     """
-    b = np.asarray(b)
-    a = (
-        np.broadcast_to(np.asarray(a), b.shape)
-        if np.ndim(a) < b.ndim
-        else np.asarray(a)
-    )
+    xp, a, b = _array_pair(a, b)
     if b.ndim == 0 or b.shape[0] == 0:
         raise ValueError(f"expected b of shape (n, ...) with n >= 1; got {b.shape}")
+    if a.ndim < b.ndim:
+        a = xp.broadcast_to(a, b.shape)
     if a.shape != b.shape:
         raise ValueError(
             f"a and b must have one shape (n, ...); got {a.shape}, {b.shape}"
         )
+    if method not in ("sequential", "parallel"):
+        raise ValueError(
+            f"method must be 'sequential' or 'parallel'; got {method!r}"
+        )
     if h0 is not None:  # fold h0 into the first input
-        b = b.copy()
-        b[0] = a[0] * np.asarray(h0) + b[0]
+        first = a[0, ...] * h0 + b[0, ...]
+        b = xp.concat([xp.expand_dims(first, axis=0), b[1:, ...]], axis=0)
+    n = b.shape[0]
     if method == "sequential":
-        h = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.result_type(a, b))
-        h[0] = b[0]
-        for t in range(1, b.shape[0]):
-            h[t] = a[t] * h[t - 1] + b[t]
-        return h
-    if method == "parallel":
-        A, H, d = a.copy(), b.copy(), 1
-        while d < b.shape[0]:
-            H[d:], A[d:] = A[d:] * H[:-d] + H[d:], A[d:] * A[:-d]
-            d *= 2
-        return H
-    raise ValueError(f"method must be 'sequential' or 'parallel'; got {method!r}")
+        h = [b[0, ...]]
+        for t in range(1, n):
+            h.append(a[t, ...] * h[-1] + b[t, ...])
+        return xp.stack(h, axis=0)
+    A, H, d = a, b, 1
+    while d < n:  # level d: every position t >= d absorbs the block ending at t - d
+        H = xp.concat([H[:d, ...], A[d:, ...] * H[:-d, ...] + H[d:, ...]], axis=0)
+        A = xp.concat([A[:d, ...], A[d:, ...] * A[:-d, ...]], axis=0)
+        d *= 2
+    return H
 
 
 def jax_associative_scan(op: Callable, elems: Any, *, reverse: bool = False) -> Any:

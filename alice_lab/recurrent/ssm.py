@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab.backend import array_namespace
 from alice_lab.recurrent.scan import associative_scan, linear_recurrence
 
 __all__ = [
@@ -302,10 +303,6 @@ def diagonal_ssm(
     return Y[0] if squeeze else Y
 
 
-def _softplus(z: np.ndarray) -> np.ndarray:
-    return np.logaddexp(0.0, z)
-
-
 def selective_ssm(
     X: Any,
     A_bar: Any,
@@ -330,33 +327,43 @@ def selective_ssm(
     ``A_bar (c, e)`` must be negative (so every decay lies in (0, 1), line 6823's
     footnote); W_B, W_C (e, c); W_delta (c, c); b_delta, D (c,). ``method``: "recurrent"
     or "scan" (time-varying coefficients: still a scan, no longer a convolution).
+    Any array-API backend (all arrays from one backend; lists become NumPy float64).
     """
-    X = np.asarray(X, dtype=float)
+    X = X if hasattr(X, "shape") else np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"X must have shape (n, c) with n >= 1; got {X.shape}")
+        raise ValueError(f"X must have shape (n, c) with n >= 1; got {tuple(X.shape)}")
+    xp = array_namespace(X)
+    if not xp.isdtype(X.dtype, "real floating"):
+        X = xp.astype(X, xp.float64)
     n, c = X.shape
-    A_bar, W_B, W_C = (np.asarray(M, dtype=float) for M in (A_bar, W_B, W_C))
+    A_bar, W_B, W_C, W_delta, b_delta = (
+        xp.asarray(M, dtype=X.dtype) if not hasattr(M, "shape") else M
+        for M in (A_bar, W_B, W_C, W_delta, b_delta)
+    )
     if A_bar.ndim != 2 or A_bar.shape[0] != c:
-        raise ValueError(f"A_bar must have shape ({c}, e); got {A_bar.shape}")
+        raise ValueError(f"A_bar must have shape ({c}, e); got {tuple(A_bar.shape)}")
     e = A_bar.shape[1]
-    if W_B.shape != (e, c) or W_C.shape != (e, c):
+    if tuple(W_B.shape) != (e, c) or tuple(W_C.shape) != (e, c):
         raise ValueError(
-            f"W_B and W_C must have shape ({e}, {c}); got {W_B.shape}, {W_C.shape}"
+            f"W_B and W_C must have shape ({e}, {c}); got {tuple(W_B.shape)}, "
+            f"{tuple(W_C.shape)}"
         )
-    if np.any(A_bar >= 0):
+    if bool(xp.any(A_bar >= 0)):
         raise ValueError(
             "A_bar must be negative everywhere (decays exp(Δ A) in (0, 1))"
         )
-    delta = _softplus(X @ np.asarray(W_delta, dtype=float).T + b_delta)  # (n, c)
-    Bx, Cx = X @ W_B.T, X @ W_C.T  # (n, e)
-    decay = np.exp(delta[:, :, None] * A_bar[None])  # (n, c, e)
-    inp = (delta * X)[:, :, None] * Bx[:, None, :]  # (n, c, e)
     if method not in ("recurrent", "scan"):
         raise ValueError(f"method must be 'recurrent' or 'scan'; got {method!r}")
+    z = X @ xp.matrix_transpose(W_delta) + b_delta
+    delta = xp.logaddexp(xp.zeros_like(z), z)  # softplus, (n, c)
+    Bx = X @ xp.matrix_transpose(W_B)  # (n, e)
+    Cx = X @ xp.matrix_transpose(W_C)  # (n, e)
+    decay = xp.exp(delta[:, :, None] * A_bar[None, :, :])  # (n, c, e)
+    inp = (delta * X)[:, :, None] * Bx[:, None, :]  # (n, c, e)
     S = linear_recurrence(
         decay, inp, method="sequential" if method == "recurrent" else "parallel"
     )
-    H = np.einsum("nce,ne->nc", S, Cx)
+    H = xp.sum(S * Cx[:, None, :], axis=-1)  # h_iz = C_i . s^z_i
     if D is not None:
-        H = H + np.asarray(D) * X
+        H = H + D * X
     return (H, decay) if return_decay else H
