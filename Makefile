@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup book book-only test test-fast lab student bench lock clean doctor
+.PHONY: help setup book book-only test test-fast lab student bench lock clean doctor timing-start
 
 help:
 	@echo "make book    build the site into _build/html (sets up .venv first)"
@@ -16,9 +16,11 @@ help:
 	@echo "make doctor  check the environment"
 
 $(STAMP): pyproject.toml requirements/lock.txt requirements/constraints.txt
+	@$(PYTHON) tools/timings.py mark setup
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -c requirements/constraints.txt -r requirements/lock.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	@$(PYTHON) tools/timings.py stop setup
 	touch $@
 
 setup: $(STAMP) _vendor/.stamp
@@ -35,16 +37,31 @@ book: setup
 	$(PY) tools/build_book.py
 	@echo "Open file://$(CURDIR)/_build/html/index.html"
 
-# The notebooks run under nbval (--nbval-lax: every cell must run; the asserts are in
-# the cells); --dist loadfile keeps each notebook's cells on one kernel.
-# `make test` builds the quick copy of the site (ALICE_FAST=1, _build/fast) for the
-# browser test; `make book` builds the full one.
-test: setup
-	$(PY) tools/build_book.py --fast
-	ALICE_SITE=_build/fast/_build/html ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests book
+# `make test` builds the quick copy of the site (ALICE_FAST=1, _build/fast), which
+# executes every notebook once, two at a time (tools/notebook_runs.py); the suite then
+# checks those runs (tests/test_notebooks.py: every cell ran, none raised), opens the
+# built pages in Chromium, and runs the unit tests and alice_lab's doctests, two at a
+# time (--dist loadfile keeps a file's module fixtures on one worker), each worker with
+# one thread per numerical library (two workers with a thread per core each made small
+# torch loops several times slower). It ends with a table of where the time went
+# (_build/timings.md). `make book` builds the full site.
+PYTEST = OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	$(PY) -m pytest -n 2 --dist loadfile --doctest-modules tests alice_lab
+
+timing-start:
+	@$(PYTHON) tools/timings.py mark make-test
+
+test: timing-start setup
+	@status=0; \
+	$(PY) tools/build_book.py --fast || status=$$?; \
+	if [ $$status -eq 0 ]; then \
+	  ALICE_SITE=_build/fast/_build/html ALICE_FAST=1 $(PYTEST) || status=$$?; \
+	fi; \
+	$(PYTHON) tools/timings.py report --fast; \
+	exit $$status
 
 test-fast: $(STAMP)
-	ALICE_FAST=1 $(PY) -m pytest -n 2 --dist loadfile --nbval-lax -m "not browser" tests book
+	ALICE_FAST=1 $(PYTEST) -m "not browser"
 
 lab: setup
 	$(VENV)/bin/jupyter lab --notebook-dir=.

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -165,3 +168,33 @@ def backend(request) -> Backend:
 def rng():
     return np.random.default_rng(0)
 
+
+# --- timings for the table `make test` prints ----------------------------------
+
+
+def pytest_sessionstart(session):
+    session.config._alice_started = time.perf_counter()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Leave the suite's wall time and slowest tests in _build/timings/ (the table
+    that `make test` prints at its end, tools/timings.py)."""
+    if hasattr(config, "workerinput") or not hasattr(config, "_alice_started"):
+        return
+    per_test: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            nodeid, seconds = getattr(rep, "nodeid", ""), getattr(rep, "duration", None)
+            if nodeid and isinstance(seconds, float):
+                per_test[nodeid] = per_test.get(nodeid, 0.0) + seconds
+    slowest = sorted(per_test.items(), key=lambda kv: -kv[1])[:15]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import timings
+
+    wall = time.perf_counter() - config._alice_started
+    timings.record(
+        "pytest",
+        {"test suite": wall},
+        tests=len(per_test),
+        slowest=[(k, round(v, 1)) for k, v in slowest],
+    )
