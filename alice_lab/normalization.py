@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, device_of, is_torch_array
 
 __all__ = [
     "BatchNorm",
@@ -274,6 +274,20 @@ def layer_norm(
         gives variant A (``nn.LayerNorm([c, h, w])``).
     gamma, beta : shaped like the normalised axes (``(c,)`` by default), elementwise.
 
+    Which code runs
+    ---------------
+    * a floating **torch tensor** normalised over its *trailing* axes (the default
+      ``axes=-1``, or ``(1, 2, 3)`` on ``(b, h, w, c)``), with ``gamma`` and ``beta``
+      None or tensors of its dtype and device: :func:`_layer_norm_torch`, the
+      framework path (``torch.nn.functional.layer_norm``: one fused kernel with its
+      own backward, about 6× faster on the CPU than the generic code on torch
+      tensors);
+    * anything else (NumPy, JAX, array-api-strict, other axes, mixed dtypes):
+      :func:`_layer_norm_generic`, the array-API code of the book's formula.
+
+    Both give the same values and gradients to rounding (``tests/test_normalization.py``
+    compares them).
+
     Book: §9.3.2 "Variants of batch normalization" (lines 4789-4821); the row mean is
     :math:`\mu_i = \frac1c\sum_j X_{ij}` (the book swaps the indices; erratum).
 
@@ -282,9 +296,52 @@ def layer_norm(
     """
     _ndim(x, 1, "x", "(..., c)")
     ax = _axes(x, axes)
+    shape = tuple(x.shape[a] for a in ax)
+    _check_affine(gamma, beta, shape, "layer_norm")
+    if _torch_layer_norm_applies(x, ax, gamma, beta):
+        return _layer_norm_torch(x, gamma, beta, eps, shape)
+    return _layer_norm_generic(x, gamma, beta, eps, ax)
+
+
+def _layer_norm_generic(
+    x: Any, gamma: Any, beta: Any, eps: float, ax: tuple[int, ...]
+) -> Any:
+    """Layer norm in array-API code, as the book writes it: the row mean and biased
+    variance (two passes), then standardise and apply the affine map. Any backend,
+    any axes."""
     mu, var = _moments(x, ax)
     y = (x - mu) / array_namespace(x).sqrt(var + eps)
     return _affine(y, gamma, beta, tuple(x.shape[a] for a in ax), "layer_norm")
+
+
+def _torch_layer_norm_applies(
+    x: Any, ax: tuple[int, ...], gamma: Any, beta: Any
+) -> bool:
+    """Whether :func:`_layer_norm_torch` can take ``x``: a floating torch tensor
+    normalised over trailing axes, with affine tensors of its dtype and device."""
+    if not (is_torch_array(x) and x.is_floating_point()):
+        return False
+    if ax != tuple(range(x.ndim - len(ax), x.ndim)):
+        return False
+    return all(
+        p is None or (is_torch_array(p) and p.dtype == x.dtype and p.device == x.device)
+        for p in (gamma, beta)
+    )
+
+
+def _layer_norm_torch(
+    x: Any, gamma: Any, beta: Any, eps: float, shape: tuple[int, ...]
+) -> Any:
+    """The framework path: ``torch.nn.functional.layer_norm`` over the trailing
+    ``shape``, one fused kernel (autograd uses torch's own backward).
+
+    A composed torch version (``torch.var_mean``, then one fused affine) was
+    measured first: ``var_mean`` alone over the last axis of a float64 CPU tensor
+    took longer than the whole fused kernel, and the composed path stayed 5-10×
+    slower, so the kernel is used."""
+    import torch
+
+    return torch.nn.functional.layer_norm(x, shape, gamma, beta, eps=eps)
 
 
 def rms_norm(x: Any, gamma: Any = None, *, eps: float = 1e-6, axes: Any = -1) -> Any:

@@ -17,9 +17,15 @@
 # `alice_lab` is written to be read, but it should not be needlessly slow. `make bench`
 # times each from-scratch function against the framework kernel that does the same job,
 # **in the same run on the same machine**, checks that both give the same numbers
-# (including on `inf`, `-inf` and `NaN` inputs), and writes the table below. Ratios are
-# alice_lab's time over the reference's: below 1 means alice_lab is faster. The table
-# shows the last run committed to the repository, with the machine it ran on.
+# (including on `inf`, `-inf` and `NaN` inputs), and writes the table below. Each ratio
+# is the median, over at least five interleaved rounds (alice_lab, then the reference,
+# again and again), of alice_lab's time over the reference's: below 1 means alice_lab
+# is faster. The table also gives the range of the rounds' ratios and the load average
+# while the case ran, and marks with ⚠ a case whose rounds spread by more than 25%:
+# its ratio should not be trusted. Where `alice_lab` takes a torch path on torch
+# tensors (layer norm's fused kernel; cross-entropy's `log_softmax` and `gather`), the
+# book's array-API path is timed as a case of its own. The table shows the last run committed to the repository, with the machine it
+# ran on.
 
 # %%
 from pathlib import Path

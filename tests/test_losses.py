@@ -343,3 +343,84 @@ def test_gradients_through_the_losses_are_the_closed_forms(rng):
 def test_classification_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- cross-entropy: the torch path beside the generic one ----------------------------
+
+SPECIAL_ROWS = np.array(  # with the label of each row in SPECIAL_LABELS
+    [
+        [-np.inf, -np.inf, -np.inf],  # nothing to normalise: NaN
+        [np.inf, 0.0, 1.0],  # a finite label beside +inf: probability 0, loss +inf
+        [np.inf, 0.0, 1.0],  # the label is the +inf logit: inf - inf, NaN
+        [np.inf, np.inf, 0.0],
+        [np.inf, np.nan, 0.0],  # a NaN anywhere: NaN
+        [np.nan, 0.0, 1.0],
+        [-np.inf, 0.0, 1.0],  # a -inf label: +inf
+        [-np.inf, 0.0, 1.0],
+        [1e300, 1e300, -1e300],  # logsumexp - z_y would give 0 instead of log 2
+        [1e4, -1e4, 0.0],
+    ]
+)
+SPECIAL_LABELS = np.array([0, 1, 0, 2, 2, 1, 0, 1, 0, 1])
+SPECIAL_LOSSES = [np.nan, np.inf, np.nan, np.inf, np.nan, np.nan, np.inf]
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_cross_entropy_torch_path_equals_generic_path_and_torch_kernel(rng, dtype):
+    z = torch.tensor(rng.normal(scale=3, size=(64, 10)), dtype=dtype)
+    y = torch.tensor(rng.integers(0, 10, size=64))
+    tol = {"rtol": 1e-12, "atol": 1e-12} if dtype == torch.float64 else {}
+    fast = L.cross_entropy(z, y, reduction="none")
+    torch.testing.assert_close(fast, L._cross_entropy_generic(z, y, torch), **tol)
+    torch.testing.assert_close(fast, F.cross_entropy(z, y, reduction="none"), **tol)
+    w = torch.tensor(rng.normal(size=64), dtype=dtype)  # a fixed cotangent
+    grads = []
+    for loss in (
+        lambda z: L.cross_entropy(z, y, reduction="none"),
+        lambda z: L._cross_entropy_generic(z, y, torch),
+        lambda z: F.cross_entropy(z, y, reduction="none"),
+    ):
+        zt = z.clone().requires_grad_(True)
+        (loss(zt) * w).sum().backward()
+        grads.append(zt.grad)
+    torch.testing.assert_close(grads[0], grads[1], **tol)
+    torch.testing.assert_close(grads[0], grads[2], **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cross_entropy_torch_path_on_inf_nan_and_huge_rows(dtype):
+    """The generic path's values (and NumPy's), where torch's own kernel gives NaN
+    for every row holding +inf."""
+    rows = SPECIAL_ROWS if dtype == "float64" else SPECIAL_ROWS[:-2]  # float64 ones
+    labels = SPECIAL_LABELS[: len(rows)]
+    z, y = torch.tensor(rows.astype(dtype)), _t(labels)
+    fast = L.cross_entropy(z, y, reduction="none").numpy()
+    generic = L._cross_entropy_generic(z, y, torch).numpy()
+    on_numpy = L.cross_entropy(rows.astype(dtype), labels, reduction="none")
+    np.testing.assert_allclose(fast, generic, rtol=1e-15, atol=0)  # NaN where NaN
+    np.testing.assert_allclose(fast, on_numpy, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(fast[:7], SPECIAL_LOSSES)
+    assert np.isnan(F.cross_entropy(z, y, reduction="none")[1].item())  # torch's
+    if dtype == "float64":
+        assert fast[8] == pytest.approx(np.log(2), rel=1e-15)
+        assert fast[9] == 2e4
+
+
+def test_cross_entropy_gradcheck_through_the_dispatch(rng):
+    z = _t(rng.normal(size=(5, 4))).requires_grad_(True)
+    y = _t(rng.integers(0, 4, size=5))
+    assert torch.autograd.gradcheck(lambda z: L.cross_entropy(z, y), (z,))
+
+
+def test_cross_entropy_takes_the_torch_path_on_torch_tensors(monkeypatch, rng):
+    def no_generic(*args, **kwargs):
+        raise AssertionError("the generic cross-entropy ran")
+
+    monkeypatch.setattr(L, "_cross_entropy_generic", no_generic)
+    z, y = rng.normal(size=(6, 3)), rng.integers(0, 3, size=6)
+    L.cross_entropy(_t(z), _t(y))  # the torch path: no error
+    L.cross_entropy(_t(z).float(), _t(y).int())  # float32 logits, int32 labels
+    with pytest.raises(AssertionError, match="generic cross-entropy ran"):
+        L.cross_entropy(z, y)
+    with pytest.raises(ValueError, match="labels must lie in"):  # checked first
+        L.cross_entropy(_t(z), _t(y) + 3)

@@ -220,3 +220,97 @@ def test_batch_norm_and_rms_norm_gradients_match_torch_kernels():
         (mine(a) * w.reshape(mine(a).shape)).sum().backward()
         (ref(b) * w.reshape(ref(b).shape)).sum().backward()
         torch.testing.assert_close(a.grad, b.grad)
+
+
+# --- layer norm: the torch path beside the generic one -------------------------------
+
+
+def _ln_inputs(shape, dtype=torch.float64, seed=3):
+    gen = torch.Generator().manual_seed(seed)
+    c = shape[-1]
+    x = torch.randn(shape, generator=gen, dtype=dtype) * 3 + 2
+    g = torch.rand(c, generator=gen, dtype=dtype) + 0.5
+    b = torch.randn(c, generator=gen, dtype=dtype)
+    return x, g, b
+
+
+def _grads(fn, *inputs, cotangent):
+    leaves = [t.detach().clone().requires_grad_(True) for t in inputs]
+    (fn(*leaves) * cotangent).sum().backward()
+    return [t.grad for t in leaves]
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_torch_path_equals_generic_path_and_torch_kernel(affine):
+    x, g, b = _ln_inputs((4, 5, 16))
+    if not affine:
+        g = b = None
+    fast = nz.layer_norm(x, g, b)
+    generic = nz._layer_norm_generic(x, g, b, 1e-5, (2,))
+    kernel = F.layer_norm(x, (16,), g, b, eps=1e-5)
+    torch.testing.assert_close(fast, generic, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(fast, kernel, rtol=1e-12, atol=1e-12)
+    if not affine:
+        return
+    w = torch.randn(4, 5, 16, dtype=torch.float64)  # a fixed cotangent
+    g_fast = _grads(lambda *a: nz.layer_norm(*a), x, g, b, cotangent=w)
+    g_gen = _grads(
+        lambda *a: nz._layer_norm_generic(*a, 1e-5, (2,)), x, g, b, cotangent=w
+    )
+    g_ker = _grads(lambda x, g, b: F.layer_norm(x, (16,), g, b), x, g, b, cotangent=w)
+    for fast_grad, gen_grad, ker_grad in zip(g_fast, g_gen, g_ker, strict=True):
+        torch.testing.assert_close(fast_grad, gen_grad, rtol=1e-10, atol=1e-12)
+        torch.testing.assert_close(fast_grad, ker_grad, rtol=1e-10, atol=1e-12)
+
+
+def test_layer_norm_torch_path_over_several_trailing_axes_and_float32():
+    x, _, _ = _ln_inputs((3, 4, 5, 6))
+    g = torch.rand(4, 5, 6, dtype=torch.float64) + 0.5
+    fast = nz.layer_norm(x, g, axes=(1, 2, 3))
+    torch.testing.assert_close(
+        fast, nz._layer_norm_generic(x, g, None, 1e-5, (1, 2, 3)), rtol=0, atol=1e-12
+    )
+    x32, g32, b32 = _ln_inputs((8, 32), dtype=torch.float32)
+    torch.testing.assert_close(
+        nz.layer_norm(x32, g32, b32),
+        nz._layer_norm_generic(x32, g32, b32, 1e-5, (1,)),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    assert nz.layer_norm(x32, g32, b32).dtype == torch.float32
+
+
+def test_layer_norm_gradcheck_through_the_dispatch():
+    x, g, b = (t.requires_grad_(True) for t in _ln_inputs((3, 7)))
+    assert torch.autograd.gradcheck(lambda *a: nz.layer_norm(*a), (x, g, b))
+
+
+def test_layer_norm_takes_the_torch_path_on_torch_tensors(monkeypatch):
+    def no_generic(*args, **kwargs):
+        raise AssertionError("the generic layer norm ran")
+
+    monkeypatch.setattr(nz, "_layer_norm_generic", no_generic)
+    x, g, b = _ln_inputs((4, 8))
+    nz.layer_norm(x, g, b)  # the torch path: no error
+    nz.layer_norm(x, axes=(0, 1))  # every axis is trailing too
+    generic_inputs = [
+        lambda: nz.layer_norm(x.numpy(), g.numpy(), b.numpy()),  # NumPy
+        lambda: nz.layer_norm(x, axes=0),  # not the trailing axis
+        lambda: nz.layer_norm(x, g.float(), b),  # gamma of another dtype
+        lambda: nz.layer_norm(x, g.numpy()),  # gamma not a tensor
+    ]
+    for call in generic_inputs:
+        with pytest.raises(AssertionError, match="generic layer norm ran"):
+            call()
+
+
+def test_layer_norm_generic_path_still_serves_numpy(monkeypatch):
+    def no_torch(*args, **kwargs):
+        raise AssertionError("the torch layer norm ran")
+
+    monkeypatch.setattr(nz, "_layer_norm_torch", no_torch)
+    X = np.random.default_rng(4).normal(size=(3, 6))
+    out = nz.layer_norm(X, eps=0.0)
+    np.testing.assert_allclose(out.mean(1), 0, atol=1e-12)
+    with pytest.raises(AssertionError, match="torch layer norm ran"):
+        nz.layer_norm(_t(X))

@@ -85,7 +85,7 @@ class Record:
     name: str  # path relative to the repository, e.g. "book/ch02_preliminaries.ipynb"
     ok: bool
     seconds: float
-    notebook_sha: str
+    notebook_sha: str  # of the code cells, as Jupyter Book's cache hashes them
     inputs_sha: str
     fast: bool
     error: str = ""  # the failing cell's source and traceback, ANSI codes removed
@@ -96,8 +96,13 @@ class Record:
         return Path(self.name).stem
 
 
-def _file_sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def code_sha(path: Path, fast: bool) -> str:
+    """The hash Jupyter Book's cache gives the notebook: its code cells and kernel, so
+    that editing the text alone does not make a notebook run again."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    return _cache(fast).create_hashed_notebook(nb)[1]
 
 
 #: Thread pools of the numerical libraries, sized by the kernel's share of the cores.
@@ -169,7 +174,7 @@ def execute(
         name=name,
         ok=not error,
         seconds=round(seconds, 2),
-        notebook_sha=_file_sha(path),
+        notebook_sha=code_sha(path, fast),
         inputs_sha=inputs_sha or inputs_hash(),
         fast=fast,
         error=error,
@@ -227,7 +232,7 @@ def is_fresh(record: Record | None, *, inputs_sha: str) -> bool:
     """A record stands for the current notebook and library."""
     return (
         record is not None
-        and record.notebook_sha == _file_sha(ROOT / record.name)
+        and record.notebook_sha == code_sha(ROOT / record.name, record.fast)
         and record.inputs_sha == inputs_sha
     )
 
