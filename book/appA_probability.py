@@ -36,8 +36,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab  # noqa: F401
 
@@ -79,9 +85,21 @@ torch.manual_seed(0)
 
 # %%
 p_w = np.array([0.6, 0.3, 0.1])
-print("p(w) =", p_w, "sum =", sum(Fraction(k, 10) for k in (6, 3, 1)), "on the simplex:", is_simplex(p_w))
+print(
+    "p(w) =",
+    p_w,
+    "sum =",
+    sum(Fraction(k, 10) for k in (6, 3, 1)),
+    "on the simplex:",
+    is_simplex(p_w),
+)
 no_large = np.array([0.7, 0.3, 0.0])
-print("(0.7, 0.3, 0) on the simplex:", is_simplex(no_large), "; log p of each outcome:", P.categorical_logpmf(np.eye(3), no_large))
+print(
+    "(0.7, 0.3, 0) on the simplex:",
+    is_simplex(no_large),
+    "; log p of each outcome:",
+    P.categorical_logpmf(np.eye(3), no_large),
+)
 verify("CA-01", "EA-01")
 
 # %% [markdown]
@@ -92,7 +110,9 @@ verify("CA-01", "EA-01")
 # %%
 C = P.LOTTERY_COUNTS
 rows = ["| | r = 1 (real) | r = 2 (fake) | sum |", "|---|---|---|---|"]
-for name, (a, b) in zip(("w = 1 (no win)", "w = 2 (small win)", "w = 3 (large win)"), C, strict=True):
+for name, (a, b) in zip(
+    ("w = 1 (no win)", "w = 2 (small win)", "w = 3 (large win)"), C, strict=True
+):
     rows.append(f"| {name} | {a} | {b} | {a + b} |")
 rows.append(f"| sum | {C[:, 0].sum()} | {C[:, 1].sum()} | {C.sum()} |")
 display(Markdown("\n".join(rows)))
@@ -115,20 +135,41 @@ p_r_given_w = P.conditional(joint, given_axis=0)  # rows: p(r | w), each sums to
 p_w_given_r = P.conditional(joint, given_axis=1)  # columns: p(w | r)
 p_r, p_w_marg = P.marginal(joint, axis=0), P.marginal(joint, axis=1)
 print("p(r | w=3) =", np.round(p_r_given_w[2], 12))
-print("product rule, max |p(r|w)p(w) - p(r,w)| =", np.abs(p_r_given_w * p_w_marg[:, None] - joint).max())
-print(f"p(r=1, w=1) = {joint[0, 0]:.3f} vs p(r=1)p(w=1) = {p_r[0] * p_w_marg[0]:.3f}; independent: {P.is_independent(joint)}")
+print(
+    "product rule, max |p(r|w)p(w) - p(r,w)| =",
+    np.abs(p_r_given_w * p_w_marg[:, None] - joint).max(),
+)
+print(
+    f"p(r=1, w=1) = {joint[0, 0]:.3f} vs p(r=1)p(w=1) = {p_r[0] * p_w_marg[0]:.3f}; independent: {P.is_independent(joint)}"
+)
 print("sum rule, Σ_r p(w|r)p(r) =", np.round(p_w_given_r @ p_r, 12))
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 3))
 bottom = np.zeros(2)
 for w, colour in zip(range(3), ("0.7", "tab:blue", "tab:orange"), strict=True):
-    axes[0].bar(["real", "fake"], p_w_given_r[w], bottom=bottom, color=colour, label=f"w = {w + 1}")
+    axes[0].bar(
+        ["real", "fake"],
+        p_w_given_r[w],
+        bottom=bottom,
+        color=colour,
+        label=f"w = {w + 1}",
+    )
     bottom += p_w_given_r[w]
 axes[0].set(title="p(w | r): what each kind of ticket wins", ylabel="probability")
 axes[0].legend(fontsize=8)
 for r, colour in zip(range(2), ("tab:green", "tab:red"), strict=True):
-    axes[1].bar(np.arange(3) + 0.4 * r, p_r_given_w[:, r], width=0.4, color=colour, label=("real", "fake")[r])
-axes[1].set(xticks=np.arange(3) + 0.2, xticklabels=["no win", "small", "large"], title="p(r | w): is a ticket with this outcome real?")
+    axes[1].bar(
+        np.arange(3) + 0.4 * r,
+        p_r_given_w[:, r],
+        width=0.4,
+        color=colour,
+        label=("real", "fake")[r],
+    )
+axes[1].set(
+    xticks=np.arange(3) + 0.2,
+    xticklabels=["no win", "small", "large"],
+    title="p(r | w): is a ticket with this outcome real?",
+)
 axes[1].legend(fontsize=8)
 plt.show()
 verify("CA-04", "CA-05", "CA-06", "CA-07")
@@ -145,10 +186,21 @@ verify("CA-04", "CA-05", "CA-06", "CA-07")
 # %%
 lik_large = p_w_given_r[2]  # p(w=3 | r)
 lik_win = p_w_given_r[1] + p_w_given_r[2]  # p(win | r)
-print("p(win | r) =", np.round(lik_win, 4), "(11/13 for fake tickets:", round(11 / 13, 4), ")")
+print(
+    "p(win | r) =",
+    np.round(lik_win, 4),
+    "(11/13 for fake tickets:",
+    round(11 / 13, 4),
+    ")",
+)
 print("p(r | w=3) by Bayes =", np.round(P.bayes(lik_large, p_r), 4))
 print("p(r | w=2) by Bayes =", np.round(P.bayes(p_w_given_r[1], p_r), 4))
-print("p(r | win) by Bayes =", np.round(P.bayes(lik_win, p_r), 4), "; from the table: 29/40 =", 29 / 40)
+print(
+    "p(r | win) by Bayes =",
+    np.round(P.bayes(lik_win, p_r), 4),
+    "; from the table: 29/40 =",
+    29 / 40,
+)
 verify("CA-08")
 
 # %% [markdown]
@@ -170,12 +222,21 @@ verify("CA-08")
 
 # %%
 for h in (1e-1, 1e-2, 1e-3, 1e-4):
-    print(f"P(0.3 + h) - P(0.3 - h) with h = {h:g}: {stats.norm.cdf(0.3 + h) - stats.norm.cdf(0.3 - h):.3e}")
+    print(
+        f"P(0.3 + h) - P(0.3 - h) with h = {h:g}: {stats.norm.cdf(0.3 + h) - stats.norm.cdf(0.3 - h):.3e}"
+    )
 x = np.linspace(-10, 4, 14_001)
 cdf = P.numeric_cdf(P.normal_pdf(x, 0.0, 1.0), x)
-print(f"max |trapezoid CDF - scipy CDF| = {np.abs(cdf - stats.norm.cdf(x)).max():.1e}; max |dCDF/dx - pdf| = {np.abs(np.gradient(cdf, x) - stats.norm.pdf(x)).max():.1e}")
+print(
+    f"max |trapezoid CDF - scipy CDF| = {np.abs(cdf - stats.norm.cdf(x)).max():.1e}; max |dCDF/dx - pdf| = {np.abs(np.gradient(cdf, x) - stats.norm.pdf(x)).max():.1e}"
+)
 from_zero = [quad(stats.norm.pdf, 0, t)[0] for t in (-1.0, 0.0, 1.5)]
-print("∫ from 0 at x = -1, 0, 1.5:", np.round(from_zero, 4), "; the CDF:", np.round(stats.norm.cdf([-1.0, 0.0, 1.5]), 4))
+print(
+    "∫ from 0 at x = -1, 0, 1.5:",
+    np.round(from_zero, 4),
+    "; the CDF:",
+    np.round(stats.norm.cdf([-1.0, 0.0, 1.5]), 4),
+)
 verify("CA-09", "CA-10", "EA-02")
 
 # %% [markdown]
@@ -188,11 +249,22 @@ verify("CA-09", "CA-10", "EA-02")
 
 # %%
 xs = np.linspace(-5, 5, 41)
-marg = [quad(lambda y, x=x: float(P.normal_pdf(np.array(x), y, 1.0)) * stats.norm.pdf(y), -12, 12)[0] for x in xs]
-print(f"max |∫ N(x; y, 1) N(y; 0, 1) dy - N(x; 0, 2)| over 41 points: {np.abs(np.array(marg) - stats.norm.pdf(xs, 0, np.sqrt(2))).max():.1e}")
+marg = [
+    quad(
+        lambda y, x=x: float(P.normal_pdf(np.array(x), y, 1.0)) * stats.norm.pdf(y),
+        -12,
+        12,
+    )[0]
+    for x in xs
+]
+print(
+    f"max |∫ N(x; y, 1) N(y; 0, 1) dy - N(x; 0, 2)| over 41 points: {np.abs(np.array(marg) - stats.norm.pdf(xs, 0, np.sqrt(2))).max():.1e}"
+)
 grid = np.linspace(-2, 2, 40_001)
 narrow = P.normal_pdf(grid, 0.0, 0.01)
-print(f"N(0; 0, 0.1²) = {float(narrow.max()):.4f}; area = {np.trapezoid(narrow, grid):.10f}")
+print(
+    f"N(0; 0, 0.1²) = {float(narrow.max()):.4f}; area = {np.trapezoid(narrow, grid):.10f}"
+)
 verify("CA-11", "CA-12")
 
 # %% [markdown]
@@ -208,7 +280,9 @@ verify("CA-11", "CA-12")
 print("Cat(one-hot; p) for each class:", P.categorical_pmf(np.eye(3), p_w))
 for p in (0.0, 0.25, 1.0):
     ours = np.exp(P.bernoulli_logpmf(np.array([1, 0]), p))
-    print(f"Bern(1; {p}), Bern(0; {p}) = {ours}; scipy: {stats.bernoulli.pmf([1, 0], p)}")
+    print(
+        f"Bern(1; {p}), Bern(0; {p}) = {ours}; scipy: {stats.bernoulli.pmf([1, 0], p)}"
+    )
 verify("CA-13")
 
 # %% [markdown]
@@ -221,7 +295,9 @@ verify("CA-13")
 # %%
 for mu, s in ((0.0, 1.0), (1.0, 0.3), (-1.0, 2.0)):
     err = np.abs(P.normal_pdf(x, mu, s**2) - stats.norm.pdf(x, mu, s)).max()
-    print(f"N(μ={mu}, σ={s}): peak {1 / np.sqrt(2 * np.pi * s**2):.3f}; max |ours - scipy| = {err:.1e}")
+    print(
+        f"N(μ={mu}, σ={s}): peak {1 / np.sqrt(2 * np.pi * s**2):.3f}; max |ours - scipy| = {err:.1e}"
+    )
 verify("CA-14")
 
 # %% [markdown]
@@ -262,7 +338,11 @@ pts = rng.normal(size=(5, 3))
 print("ours :", np.round(P.mvn_logpdf(pts, mu3, Sigma), 6))
 print("scipy:", np.round(stats.multivariate_normal.logpdf(pts, mu3, Sigma), 6))
 d = pts - mu3
-as_printed = -1.5 * np.log(2 * np.pi) - 0.5 * np.log(np.linalg.det(Sigma)) + np.einsum("ni,ij,nj->n", d, np.linalg.inv(Sigma), d)
+as_printed = (
+    -1.5 * np.log(2 * np.pi)
+    - 0.5 * np.log(np.linalg.det(Sigma))
+    + np.einsum("ni,ij,nj->n", d, np.linalg.inv(Sigma), d)
+)
 print("as printed (no -½):", np.round(as_printed, 6))
 verify("CA-15", "EA-03")
 
@@ -273,7 +353,11 @@ verify("CA-15", "EA-03")
 # $\mathbf{z} \sim \mathcal{N}(0, I)$, have the requested covariance.
 
 # %%
-cases = {"full": np.array([[1.0, 0.8], [0.8, 1.5]]), "diagonal": np.diag([2.0, 0.4]), "isotropic": 0.8 * np.eye(2)}
+cases = {
+    "full": np.array([[1.0, 0.8], [0.8, 1.5]]),
+    "diagonal": np.diag([2.0, 0.4]),
+    "isotropic": 0.8 * np.eye(2),
+}
 g1, g2 = np.meshgrid(np.linspace(-3.5, 3.5, 150), np.linspace(-3.5, 3.5, 150))
 flat = np.c_[g1.ravel(), g2.ravel()]
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.4))
@@ -285,7 +369,10 @@ for ax, (name, S) in zip(axes, cases.items(), strict=True):
     ax.set(title=f"{name} Σ", aspect="equal", xticks=[], yticks=[])
 plt.show()
 big = P.mvn_sample(np.zeros(2), cases["full"], 200_000, rng)
-print("sample covariance of 200k draws from the full Σ:", np.round(np.cov(big.T), 3).tolist())
+print(
+    "sample covariance of 200k draws from the full Σ:",
+    np.round(np.cov(big.T), 3).tolist(),
+)
 verify("CA-16")
 
 # %% [markdown]
@@ -299,9 +386,13 @@ verify("CA-16")
 # %%
 a_sample = rng.normal(size=40)
 b_sample = rng.exponential(size=40)
-b_sample = (b_sample - b_sample.mean()) / b_sample.std() * a_sample.std() + a_sample.mean()
+b_sample = (
+    b_sample - b_sample.mean()
+) / b_sample.std() * a_sample.std() + a_sample.mean()
 for m, v in ((0.0, 1.0), (0.5, 2.0)):
-    print(f"L(μ={m}, σ²={v}): {float(P.gaussian_loglik(a_sample, m, v)):.6f} (normal sample) vs {float(P.gaussian_loglik(b_sample, m, v)):.6f} (skewed sample)")
+    print(
+        f"L(μ={m}, σ²={v}): {float(P.gaussian_loglik(a_sample, m, v)):.6f} (normal sample) vs {float(P.gaussian_loglik(b_sample, m, v)):.6f} (skewed sample)"
+    )
 verify("CA-17")
 
 # %% [markdown]
@@ -314,16 +405,23 @@ verify("CA-17")
 
 # %%
 w_vals = np.array([1.0, 2.0, 3.0])
-print(f"E[w] = {float(P.expectation(w_vals, p_w))}, E[w²] = {float(P.moment(w_vals, p_w, 2)):.2f}")
+print(
+    f"E[w] = {float(P.expectation(w_vals, p_w))}, E[w²] = {float(P.moment(w_vals, p_w, 2)):.2f}"
+)
 est = P.mc_expectation(lambda s: s, rng.choice(w_vals, size=100_000, p=p_w))
 print(f"Monte Carlo with 10⁵ tickets: {est.mean:.4f} ± {est.stderr:.4f}")
 ns = np.array([10, 40, 160, 640, 2560, 10240])
-rmse = [np.sqrt(np.mean((rng.choice(w_vals, size=(200, n), p=p_w).mean(axis=1) - 1.5) ** 2)) for n in ns]
+rmse = [
+    np.sqrt(np.mean((rng.choice(w_vals, size=(200, n), p=p_w).mean(axis=1) - 1.5) ** 2))
+    for n in ns
+]
 slope = np.polyfit(np.log(ns), np.log(rmse), 1)[0]
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.loglog(ns, rmse, "o-", label=f"RMS error over 200 runs (slope {slope:.2f})")
 ax.loglog(ns, np.sqrt(0.45 / ns), "k--", label="sd(w)/√n")
-ax.set(xlabel="samples n", ylabel="error of the MC mean", title="Monte Carlo error ~ 1/√n")
+ax.set(
+    xlabel="samples n", ylabel="error of the MC mean", title="Monte Carlo error ~ 1/√n"
+)
 ax.legend(fontsize=8)
 plt.show()
 verify("CA-18")
@@ -350,16 +448,25 @@ mc_convergence.static_view(n=2000 if FAST else 10_000, frames=4 if FAST else 12)
 # zero mass where $p$ does not. As an expectation under $p$ it can be estimated by Monte
 # Carlo from samples of $p$.
 
+
 # %%
 def bern(a):
     return np.array([1 - a, a])
 
 
-print(f"KL(N(0,1) ‖ N(1,4)) = {P.kl_normal(0, 1, 1, 4):.4f}, KL(N(1,4) ‖ N(0,1)) = {P.kl_normal(1, 4, 0, 1):.4f}")
+print(
+    f"KL(N(0,1) ‖ N(1,4)) = {P.kl_normal(0, 1, 1, 4):.4f}, KL(N(1,4) ‖ N(0,1)) = {P.kl_normal(1, 4, 0, 1):.4f}"
+)
 xs_mc = rng.normal(size=20_000 if FAST else 200_000)
-mc = P.kl_mc(lambda s: P.normal_logpdf(s, 0.0, 1.0), lambda s: P.normal_logpdf(s, 1.0, 4.0), xs_mc)
+mc = P.kl_mc(
+    lambda s: P.normal_logpdf(s, 0.0, 1.0),
+    lambda s: P.normal_logpdf(s, 1.0, 4.0),
+    xs_mc,
+)
 print(f"Monte Carlo estimate of the first: {mc.mean:.4f} ± {mc.stderr:.4f}")
-print(f"triangle: KL(B(0.1)‖B(0.9)) = {float(P.kl_discrete(bern(0.1), bern(0.9))):.3f} > KL(B(0.1)‖B(0.5)) + KL(B(0.5)‖B(0.9)) = {float(P.kl_discrete(bern(0.1), bern(0.5)) + P.kl_discrete(bern(0.5), bern(0.9))):.3f}")
+print(
+    f"triangle: KL(B(0.1)‖B(0.9)) = {float(P.kl_discrete(bern(0.1), bern(0.9))):.3f} > KL(B(0.1)‖B(0.5)) + KL(B(0.5)‖B(0.9)) = {float(P.kl_discrete(bern(0.1), bern(0.5)) + P.kl_discrete(bern(0.5), bern(0.9))):.3f}"
+)
 for eps in (1e-2, 1e-8, 0.0):
     print(f"KL(B(0.5) ‖ B({eps:g})) = {float(P.kl_discrete(bern(0.5), bern(eps))):.3f}")
 verify("CA-19")
@@ -392,9 +499,15 @@ kl_divergence.static_view(mus=[-2.0, 0.0, 2.0] if FAST else None)
 
 # %%
 draws = rng.normal(1.0, 2.0, size=(3000, 8))
-print(f"KS test, 1st vs 8th draw over 3000 repetitions: p = {stats.ks_2samp(draws[:, 0], draws[:, -1]).pvalue:.2f}")
-print(f"joint log-density of one draw as an 8-D Gaussian N(1, 4I): {stats.multivariate_normal.logpdf(draws[0], np.ones(8), 4 * np.eye(8)):.6f}")
-print(f"sum of the 8 univariate log-densities:                     {float(P.log_likelihood(P.normal_logpdf, draws[0], 1.0, 4.0)):.6f}")
+print(
+    f"KS test, 1st vs 8th draw over 3000 repetitions: p = {stats.ks_2samp(draws[:, 0], draws[:, -1]).pvalue:.2f}"
+)
+print(
+    f"joint log-density of one draw as an 8-D Gaussian N(1, 4I): {stats.multivariate_normal.logpdf(draws[0], np.ones(8), 4 * np.eye(8)):.6f}"
+)
+print(
+    f"sum of the 8 univariate log-densities:                     {float(P.log_likelihood(P.normal_logpdf, draws[0], 1.0, 4.0)):.6f}"
+)
 verify("EA-04")
 
 # %% [markdown]
@@ -407,11 +520,15 @@ verify("EA-04")
 
 # %%
 x1000 = rng.normal(size=1000)
-print(f"∏ N(x_i) = {np.prod(stats.norm.pdf(x1000))}; Σ log N(x_i) = {float(P.log_likelihood(P.normal_logpdf, x1000, 0.0, 1.0)):.1f}")
+print(
+    f"∏ N(x_i) = {np.prod(stats.norm.pdf(x1000))}; Σ log N(x_i) = {float(P.log_likelihood(P.normal_logpdf, x1000, 0.0, 1.0)):.1f}"
+)
 data = rng.normal(3.0, 1.7, size=500)
 mu_gd, var_gd, res = P.fit_gaussian_gd(data, lr=0.5, steps=400)
 mu_ml, var_ml = P.mle_gaussian(data)
-print(f"gradient ascent: μ = {float(mu_gd):.5f}, σ² = {float(var_gd):.5f}; closed form: μ* = {float(mu_ml):.5f}, σ²* = {float(var_ml):.5f}")
+print(
+    f"gradient ascent: μ = {float(mu_gd):.5f}, σ² = {float(var_gd):.5f}; closed form: μ* = {float(mu_ml):.5f}, σ²* = {float(var_ml):.5f}"
+)
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.plot(res.path[:, 0], np.exp(res.path[:, 1]), ".-", ms=3)
 ax.plot([float(mu_ml)], [float(var_ml)], "r*", ms=12, label="E.A.8–E.A.9")
@@ -432,12 +549,18 @@ verify("CA-20", "CA-21")
 coin = (rng.random(250) < 0.37).astype(int)
 p_grid = np.linspace(0.0001, 0.9999, 9999)
 ll_grid = stats.bernoulli.logpmf(coin[:, None], p_grid[None, :]).sum(axis=0)
-print(f"Bernoulli: fraction of ones {float(P.mle_bernoulli(coin)):.4f}; grid argmax {float(P.grid_argmax(ll_grid, p_grid)):.4f}")
+print(
+    f"Bernoulli: fraction of ones {float(P.mle_bernoulli(coin)):.4f}; grid argmax {float(P.grid_argmax(ll_grid, p_grid)):.4f}"
+)
 sepal = load_iris()[0][:, 0]
 mu_s, var_s = P.mle_gaussian(sepal)
 loc, scale = stats.norm.fit(sepal)
-print(f"iris sepal length: μ* = {float(mu_s):.4f}, σ²* = {float(var_s):.4f}; scipy.stats.norm.fit: {loc:.4f}, {scale ** 2:.4f}")
-print(f"L(μ*, σ²*) = {float(P.gaussian_loglik(sepal, mu_s, var_s)):.4f} = Σ scipy log-densities {stats.norm.logpdf(sepal, loc, scale).sum():.4f}")
+print(
+    f"iris sepal length: μ* = {float(mu_s):.4f}, σ²* = {float(var_s):.4f}; scipy.stats.norm.fit: {loc:.4f}, {scale**2:.4f}"
+)
+print(
+    f"L(μ*, σ²*) = {float(P.gaussian_loglik(sepal, mu_s, var_s)):.4f} = Σ scipy log-densities {stats.norm.logpdf(sepal, loc, scale).sum():.4f}"
+)
 verify("CA-22", "CA-23", "CA-24")
 
 # %% [markdown]
@@ -450,13 +573,24 @@ verify("CA-22", "CA-23", "CA-24")
 # %%
 reps = rng.normal(0.0, 2.0, size=(20_000 if FAST else 200_000, 5))
 ml_var, bessel_var = reps.var(axis=1, ddof=0), reps.var(axis=1, ddof=1)
-print(f"mean ML variance {ml_var.mean():.3f} (theory 4·4/5 = 3.2); mean Bessel variance {bessel_var.mean():.3f} (theory 4)")
+print(
+    f"mean ML variance {ml_var.mean():.3f} (theory 4·4/5 = 3.2); mean Bessel variance {bessel_var.mean():.3f} (theory 4)"
+)
 fig, ax = plt.subplots(figsize=(5.5, 3))
 bins = np.linspace(0, 16, 65)
 ax.hist(ml_var, bins=bins, alpha=0.5, label=f"ML (1/n): mean {ml_var.mean():.2f}")
-ax.hist(bessel_var, bins=bins, alpha=0.5, label=f"Bessel (1/(n−1)): mean {bessel_var.mean():.2f}")
+ax.hist(
+    bessel_var,
+    bins=bins,
+    alpha=0.5,
+    label=f"Bessel (1/(n−1)): mean {bessel_var.mean():.2f}",
+)
 ax.axvline(4.0, color="k", label="true σ² = 4")
-ax.set(xlabel="estimated variance", ylabel="repetitions", title="n = 5 samples per estimate")
+ax.set(
+    xlabel="estimated variance",
+    ylabel="repetitions",
+    title="n = 5 samples per estimate",
+)
 ax.legend(fontsize=8)
 plt.show()
 verify("CA-25")

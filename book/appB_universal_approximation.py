@@ -46,8 +46,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -69,7 +75,9 @@ from alice_lab.widgets import staircase as staircase_widget
 # to the last digits further down.
 jax.config.update("jax_enable_x64", True)
 
-FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks grids and runs
+FAST = (
+    alice_lab.backend.is_fast()
+)  # ALICE_FAST=1 (set by the tests) shrinks grids and runs
 N_GRID = 20_001 if FAST else 100_001  # points of the error grid on [0, 10]
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
@@ -140,7 +148,11 @@ for w in [1, 5, 20, 100, 1e4]:
     slope = np.gradient(f, x)
     i = int(np.argmax(slope))
     print(f"{w:6g} | {x[i]:13.4f} | {slope[i]:26.4g} | {a * w / 4:5g}")
-ax.set(xlabel="x", ylabel="f(x)", title="Figure F.B.1: one neuron, a = 1, s = 0.3, growing w")
+ax.set(
+    xlabel="x",
+    ylabel="f(x)",
+    title="Figure F.B.1: one neuron, a = 1, s = 0.3, growing w",
+)
 ax.legend(fontsize=8)
 plt.show()
 verify("CB-04")
@@ -172,9 +184,14 @@ print("ap.sigmoid   :", ap.sigmoid(z), "  scipy expit:", expit(z))
 a, s, w = 1.0, 0.3, 1e4
 for delta in [1e-4, 1e-3, 1e-2]:
     err = abs(float(ap.neuron(s + delta, a, w, s)) - a)
-    print(f"δ = {delta:g}: |f(s + δ) − a| = {err:.3e}   a·σ(−wδ) = {a * expit(-w * delta):.3e}")
+    print(
+        f"δ = {delta:g}: |f(s + δ) − a| = {err:.3e}   a·σ(−wδ) = {a * expit(-w * delta):.3e}"
+    )
 print("f(s) =", float(ap.neuron(s, a, w, s)))
-print("Figure F.B.2(a) values: f(0.29), f(0.3), f(0.31) =", ap.neuron(np.array([0.29, 0.3, 0.31]), 1.0, w, 0.3))
+print(
+    "Figure F.B.2(a) values: f(0.29), f(0.3), f(0.31) =",
+    ap.neuron(np.array([0.29, 0.3, 0.31]), 1.0, w, 0.3),
+)
 verify("CB-05", "CB-06")
 
 # %% [markdown]
@@ -197,7 +214,9 @@ print("x          :", xs)
 print("bin (w=1e4):", ap.bin_fn(xs, a, s, d).round(6))
 print("box (limit):", ap.box(xs, a, s, d))
 neg = ap.bin_fn(xs, -a, s, d)
-print("amplitude −a gives the mirror image:", np.array_equal(neg, -ap.bin_fn(xs, a, s, d)))
+print(
+    "amplitude −a gives the mirror image:", np.array_equal(neg, -ap.bin_fn(xs, a, s, d))
+)
 verify("CB-07", "CB-09")
 
 # %% [markdown]
@@ -218,7 +237,9 @@ up, down = ap.neuron(x, 1.0, 50.0, 0.4), ap.neuron(x, -1.0, 50.0, 0.6)
 axes[1].plot(x, up, ":", color="tab:blue", label="neuron 1 (w = 50)")
 axes[1].plot(x, down, ":", color="tab:red", label="neuron 2 (w = 50)")
 axes[1].plot(x, up + down, color="tab:green", alpha=0.5, label="their sum, w = 50")
-axes[1].plot(x, ap.bin_fn(x, 1.0, 0.5, 0.2, w), color="tab:green", label="their sum, w = 1e4")
+axes[1].plot(
+    x, ap.bin_fn(x, 1.0, 0.5, 0.2, w), color="tab:green", label="their sum, w = 1e4"
+)
 axes[1].set_title("(b) 2 neurons: a bin, s = 0.5, Δ = 0.2")
 axes[1].legend(fontsize=7, loc="lower left")
 two = ap.bin_fn(x, 1.0, 0.3, 0.2, w) + ap.bin_fn(x, -0.5, 0.7, 0.1, w)
@@ -277,8 +298,14 @@ verify("CB-08")
 # %%
 a1, s1, d1, a2, s2, d2 = 1.0, 0.3, 0.2, -0.5, 0.7, 0.1
 at = np.array([s1, s2])
-print("corrected, values at s1 and s2:", (ap.bin_fn(at, a1, s1, d1) + ap.bin_fn(at, a2, s2, d2)).round(6))
-print("printed,   values at s1 and s2:", (ap.bin_fn(at, a1, s2, d1) + ap.bin_fn(at, a2, s2, d2)).round(6))
+print(
+    "corrected, values at s1 and s2:",
+    (ap.bin_fn(at, a1, s1, d1) + ap.bin_fn(at, a2, s2, d2)).round(6),
+)
+print(
+    "printed,   values at s1 and s2:",
+    (ap.bin_fn(at, a1, s2, d1) + ap.bin_fn(at, a2, s2, d2)).round(6),
+)
 verify("EB-01")
 
 # %% [markdown]
@@ -300,7 +327,9 @@ verify("EB-01")
 # %%
 centers, delta = ap.bins(9, DOMAIN, "mid")
 ours = ap.bin_averages(ap.sin_over_x, centers, delta)
-scipy_avg = np.array([quad(ap.sin_over_x, c - delta / 2, c + delta / 2)[0] / delta for c in centers])
+scipy_avg = np.array(
+    [quad(ap.sin_over_x, c - delta / 2, c + delta / 2)[0] / delta for c in centers]
+)
 print("g_i    :", ours.round(5))
 print("max |Gauss–Legendre − scipy quad| =", np.abs(ours - scipy_avg).max())
 
@@ -321,8 +350,10 @@ for convention in ["book", "mid", "linspace"]:
     c, dlt = ap.bins(m, (0.0, 1.0), convention)
     approx = ap.bin_approximation(lambda t: np.ones_like(t), m, convention=convention)
     err = ap.mse_on_grid(approx, lambda t: np.ones_like(t), (0.0, 1.0), n=N_GRID)
-    print(f"{convention:>8}: centres {c[0]:.3f} … {c[-1]:.3f}, Δ = {dlt:.4f}, covered "
-          f"[{c[0] - dlt / 2:.3f}, {c[-1] + dlt / 2:.3f}], MSE for g ≡ 1: {err:.2e}")
+    print(
+        f"{convention:>8}: centres {c[0]:.3f} … {c[-1]:.3f}, Δ = {dlt:.4f}, covered "
+        f"[{c[0] - dlt / 2:.3f}, {c[-1] + dlt / 2:.3f}], MSE for g ≡ 1: {err:.2e}"
+    )
 print(f"1/(2m) = {1 / (2 * m)}")
 verify("EB-02")
 
@@ -344,7 +375,9 @@ verify("EB-02")
 approx3 = ap.bin_approximation(ap.sin_over_x, 3, domain=DOMAIN)
 p = approx3.weights()
 np.set_printoptions(precision=4, suppress=True)
-print("centres", approx3.centers, " Δ =", approx3.delta, " heights g_i", approx3.heights)
+print(
+    "centres", approx3.centers, " Δ =", approx3.delta, " heights g_i", approx3.heights
+)
 print("W1 (1, 2m) =", p.W1)
 print("b1 (2m,)   =", p.b1)
 print("W2 (2m, 1) =", p.W2.ravel(), "(as a row)")
@@ -368,8 +401,10 @@ print("max |torch network − sum of bins| =", np.abs(net - approx15(xg)).max())
 for name in ["numpy", "torch", "jax"]:
     xb = to_backend(xg, name)
     out = ap.mlp_forward(xb, weights15.W1, weights15.b1, weights15.W2)
-    print(f"{name:>5}: {type(out).__module__.split('.')[0]:>6} array, max |network − sum of bins| = "
-          f"{np.abs(to_numpy(out) - approx15(xg)).max():.1e}")
+    print(
+        f"{name:>5}: {type(out).__module__.split('.')[0]:>6} array, max |network − sum of bins| = "
+        f"{np.abs(to_numpy(out) - approx15(xg)).max():.1e}"
+    )
 verify("CB-01", "CB-13")
 
 # %% [markdown]
@@ -415,7 +450,10 @@ for ax, m, label in zip(axes, book_mse, "abc", strict=True):
     approx = ap.bin_approximation(ap.sin_over_x, m, domain=DOMAIN)
     ax.plot(x, ap.sin_over_x(x), color="tab:red", lw=1.5, label="g(x) = sin(x)/x")
     ax.plot(x, approx(x), color="tab:green", lw=1.3, label="E.B.3")
-    ax.set(title=f"({label}) m = {m} bins, {2 * m} neurons\nMSE = {fig_b3[m]:.2g}", xlabel="x")
+    ax.set(
+        title=f"({label}) m = {m} bins, {2 * m} neurons\nMSE = {fig_b3[m]:.2g}",
+        xlabel="x",
+    )
 axes[0].legend(fontsize=8)
 fig.suptitle("Figure F.B.3: binning sin(x)/x on [0, 10]")
 plt.show()
@@ -432,29 +470,69 @@ verify("CB-10")
 # measured ratio stays near $2^2 = 4$.
 
 # %%
-ms = np.array([5, 10, 20, 50, 100, 200] if FAST else [5, 7, 10, 14, 20, 28, 40, 50, 70, 100, 140, 200])
-errors = np.array([
-    ap.mse_on_grid(ap.bin_approximation(ap.sin_over_x, int(m), domain=DOMAIN), ap.sin_over_x, DOMAIN, n=N_GRID)
-    for m in ms
-])
+ms = np.array(
+    [5, 10, 20, 50, 100, 200]
+    if FAST
+    else [5, 7, 10, 14, 20, 28, 40, 50, 70, 100, 140, 200]
+)
+errors = np.array(
+    [
+        ap.mse_on_grid(
+            ap.bin_approximation(ap.sin_over_x, int(m), domain=DOMAIN),
+            ap.sin_over_x,
+            DOMAIN,
+            n=N_GRID,
+        )
+        for m in ms
+    ]
+)
 slope = ap.loglog_slope(ms, errors)
 print(f"fitted log–log slope over m = {ms[0]}…{ms[-1]}: {slope:.3f}")
-print(f"slope through the book's own three numbers: {ap.loglog_slope(list(book_mse), list(book_mse.values())):.2f}")
+print(
+    f"slope through the book's own three numbers: {ap.loglog_slope(list(book_mse), list(book_mse.values())):.2f}"
+)
 for m in [10, 25, 50, 100]:
-    r = [ap.mse_on_grid(ap.bin_approximation(ap.sin_over_x, k, domain=DOMAIN), ap.sin_over_x, DOMAIN, n=N_GRID) for k in (m, 2 * m)]
+    r = [
+        ap.mse_on_grid(
+            ap.bin_approximation(ap.sin_over_x, k, domain=DOMAIN),
+            ap.sin_over_x,
+            DOMAIN,
+            n=N_GRID,
+        )
+        for k in (m, 2 * m)
+    ]
     print(f"MSE({m}) / MSE({2 * m}) = {r[0] / r[1]:.2f}")
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
 ax1.loglog(ms, errors, "o-", color="tab:green", label=f"measured (slope {slope:.2f})")
 ax1.loglog(ms, errors[0] * (ms[0] / ms), ":", color="0.4", label="∝ 1/m (the text)")
 ax1.loglog(ms, errors[-1] * (ms[-1] / ms) ** 2, "--", color="tab:blue", label="∝ 1/m²")
-ax1.loglog(list(book_mse), list(book_mse.values()), "s", mfc="none", color="tab:red", ms=9, label="book, F.B.3")
+ax1.loglog(
+    list(book_mse),
+    list(book_mse.values()),
+    "s",
+    mfc="none",
+    color="tab:red",
+    ms=9,
+    label="book, F.B.3",
+)
 ax1.set(xlabel="bins m", ylabel="MSE", title="log–log: a straight line of slope −2")
 ax1.legend(fontsize=8)
 ax2.semilogy(ms, errors, "o-", color="tab:green", label="measured")
 c_exp = np.polyfit(ms[:3], np.log(errors[:3]), 1)
-ax2.semilogy(ms, np.exp(np.polyval(c_exp, ms)), ":", color="tab:red", label="exponential through the first 3")
-ax2.set(xlabel="bins m", ylabel="MSE", title="semi-log: not a straight line", ylim=(errors.min() / 10, errors.max() * 3))
+ax2.semilogy(
+    ms,
+    np.exp(np.polyval(c_exp, ms)),
+    ":",
+    color="tab:red",
+    label="exponential through the first 3",
+)
+ax2.set(
+    xlabel="bins m",
+    ylabel="MSE",
+    title="semi-log: not a straight line",
+    ylim=(errors.min() / 10, errors.max() * 3),
+)
 ax2.legend(fontsize=8)
 plt.show()
 verify("CB-12")
@@ -484,6 +562,7 @@ verify("EB-03")
 #
 # which predicts not only the rate but the constant. With $\overline{g'^2}$ computed by
 # SciPy from $g'(x) = (x\cos x - \sin x)/x^2$:
+
 
 # %%
 def dg(t):
@@ -522,12 +601,25 @@ targets = {
 n_small = 5001 if FAST else 20_001
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
 for name, g in targets.items():
-    e = [ap.mse_on_grid(ap.bin_approximation(g, int(m), domain=DOMAIN), g, DOMAIN, n=n_small) for m in ms]
+    e = [
+        ap.mse_on_grid(
+            ap.bin_approximation(g, int(m), domain=DOMAIN), g, DOMAIN, n=n_small
+        )
+        for m in ms
+    ]
     ax1.loglog(ms, e, "o-", ms=4, label=f"{name}: slope {ap.loglog_slope(ms, e):.2f}")
 ax1.set(xlabel="bins m", ylabel="MSE", title="smooth, kinked and jumping targets")
 ax1.legend(fontsize=8)
 for w in [10, 30, 100, 1e4]:
-    e = [ap.mse_on_grid(ap.bin_approximation(ap.sin_over_x, int(m), domain=DOMAIN, w=w), ap.sin_over_x, DOMAIN, n=n_small) for m in ms]
+    e = [
+        ap.mse_on_grid(
+            ap.bin_approximation(ap.sin_over_x, int(m), domain=DOMAIN, w=w),
+            ap.sin_over_x,
+            DOMAIN,
+            n=n_small,
+        )
+        for m in ms
+    ]
     ax2.loglog(ms, e, "o-", ms=4, label=f"w = {w:g}")
 ax2.set(xlabel="bins m", ylabel="MSE", title="sin(x)/x with a finite slope w")
 ax2.legend(fontsize=8)
@@ -587,14 +679,31 @@ with torch.no_grad():
 mse_trained = float(np.mean((f_trained - ap.sin_over_x(xg)) ** 2))
 mse_hand = ap.mse_on_grid(approx15, ap.sin_over_x, DOMAIN, n=xg.size)
 w_learned = trained[0].weight.detach().abs().max().item()
-print(f"hand-built staircase, 30 neurons: MSE {mse_hand:.2e}, every |w| = {approx15.w:g}")
-print(f"trained by Adam,      30 neurons: MSE {mse_trained:.2e}, largest |w| = {w_learned:.2f}")
+print(
+    f"hand-built staircase, 30 neurons: MSE {mse_hand:.2e}, every |w| = {approx15.w:g}"
+)
+print(
+    f"trained by Adam,      30 neurons: MSE {mse_trained:.2e}, largest |w| = {w_learned:.2f}"
+)
 assert mse_trained < mse_hand and w_learned < 100
 
 fig, ax = plt.subplots(figsize=(6.5, 3.4))
 ax.plot(xg, ap.sin_over_x(xg), color="tab:red", lw=2, label="sin(x)/x")
-ax.plot(xg, approx15(xg), color="tab:green", lw=1.2, label=f"staircase, m = 15 (MSE {mse_hand:.1e})")
-ax.plot(xg, f_trained, "--", color="k", lw=1.2, label=f"trained, 30 neurons (MSE {mse_trained:.1e})")
+ax.plot(
+    xg,
+    approx15(xg),
+    color="tab:green",
+    lw=1.2,
+    label=f"staircase, m = 15 (MSE {mse_hand:.1e})",
+)
+ax.plot(
+    xg,
+    f_trained,
+    "--",
+    color="k",
+    lw=1.2,
+    label=f"trained, 30 neurons (MSE {mse_trained:.1e})",
+)
 ax.set(xlabel="x", title="Same size, hand-built versus trained")
 ax.legend(fontsize=8)
 plt.show()

@@ -75,12 +75,18 @@ def show(fig):
 
 
 curves = json.loads((root / "benchmarks" / "results" / "curves.json").read_text())
-print(f"measured on {curves['date']}, {curves['machine']['platform']}, "
-      f"{curves['machine']['cpus']} CPUs")
+print(
+    f"measured on {curves['date']}, {curves['machine']['platform']}, "
+    f"{curves['machine']['cpus']} CPUs"
+)
 mem = curves["attention_memory"]
-for n, c, nv, r in zip(mem["n"], mem["chunked"], mem["naive"], mem["ratio"], strict=True):
-    print(f"n = {n:5d}: chunked {c / 2**20:7.1f} MiB, naive {nv / 2**20:7.1f} MiB, "
-          f"ratio {r:.3f}")
+for n, c, nv, r in zip(
+    mem["n"], mem["chunked"], mem["naive"], mem["ratio"], strict=True
+):
+    print(
+        f"n = {n:5d}: chunked {c / 2**20:7.1f} MiB, naive {nv / 2**20:7.1f} MiB, "
+        f"ratio {r:.3f}"
+    )
 show(bench_attention.plot_memory(mem))
 
 # %%
@@ -91,8 +97,9 @@ show(bench_graphs.plot_scaling(graph))
 
 # %%
 scan = curves["scan"]
-for n, p, s in zip(scan["lengths"], scan["associative_s"], scan["sequential_s"],
-                   strict=True):
+for n, p, s in zip(
+    scan["lengths"], scan["associative_s"], scan["sequential_s"], strict=True
+):
     print(f"n = {n:6d}: associative {1e3 * p:8.2f} ms, sequential {1e3 * s:8.2f} ms")
 show(bench_scan.plot_scan(scan))
 

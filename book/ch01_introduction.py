@@ -33,8 +33,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab  # noqa: F401
 
@@ -64,8 +70,14 @@ import jax
 import jax.numpy as jnp
 
 x = jnp.array([0.3, 2.0, -1.0, 1.5])
-print("gradient of max(x) with respect to x:        ", jax.grad(lambda v: v[jnp.argmax(v)])(x))
-print("gradient of argmax(x) (as a float) w.r.t. x: ", jax.grad(lambda v: jnp.argmax(v).astype(float))(x))
+print(
+    "gradient of max(x) with respect to x:        ",
+    jax.grad(lambda v: v[jnp.argmax(v)])(x),
+)
+print(
+    "gradient of argmax(x) (as a float) w.r.t. x: ",
+    jax.grad(lambda v: jnp.argmax(v).astype(float))(x),
+)
 claims.verify("C1-10")
 
 # %% [markdown]
@@ -83,8 +95,17 @@ fractions = [0.25, 0.5, 1.0]
 seeds = [0, 1] if FAST else [0, 1, 2, 3]
 curve = []
 for frac in fractions:
-    runs = [digits_mlp(n_train=int(1000 * frac), width=256, steps=150, seed=s) for s in seeds]
-    curve.append((int(1000 * frac), np.mean([r.test_loss for r in runs]), np.mean([r.test_accuracy for r in runs])))
+    runs = [
+        digits_mlp(n_train=int(1000 * frac), width=256, steps=150, seed=s)
+        for s in seeds
+    ]
+    curve.append(
+        (
+            int(1000 * frac),
+            np.mean([r.test_loss for r in runs]),
+            np.mean([r.test_accuracy for r in runs]),
+        )
+    )
 for n, loss, acc in curve:
     print(f"n_train = {n:4d}: test loss {loss:.3f}, test accuracy {acc:.3f}")
 
@@ -109,8 +130,12 @@ claims.verify("C1-07")
 real = digits_mlp(n_train=1000, width=512, steps=300)
 random_labels = digits_mlp(n_train=1000, width=512, steps=300, shuffle_labels=True)
 print(f"parameters: {real.n_params:,}")
-print(f"true labels:     train accuracy {real.train_accuracy:.3f}, test accuracy {real.test_accuracy:.3f}")
-print(f"shuffled labels: train accuracy {random_labels.train_accuracy:.3f}, test accuracy {random_labels.test_accuracy:.3f}")
+print(
+    f"true labels:     train accuracy {real.train_accuracy:.3f}, test accuracy {real.test_accuracy:.3f}"
+)
+print(
+    f"shuffled labels: train accuracy {random_labels.train_accuracy:.3f}, test accuracy {random_labels.test_accuracy:.3f}"
+)
 claims.verify("C1-06")
 
 # %% [markdown]
@@ -144,7 +169,7 @@ claims.verify("C1-08")
 
 # %%
 chain = [
-    tensors.reshape_prim((-1, 64)),   # a batch of 8x8 images -> a batch of vectors
+    tensors.reshape_prim((-1, 64)),  # a batch of 8x8 images -> a batch of vectors
     tensors.linear_prim(128),
     tensors.elementwise_prim("relu"),
     tensors.linear_prim(10),
@@ -153,7 +178,11 @@ chain = [
 for name, shape in tensors.compose_shapes(chain, (32, 8, 8)):
     print(f"{name:>18}: {shape}")
 
-broken = [tensors.reduce_prim(axis=0), tensors.reduce_prim(axis=0), tensors.reduce_prim(axis=0)]
+broken = [
+    tensors.reduce_prim(axis=0),
+    tensors.reduce_prim(axis=0),
+    tensors.reduce_prim(axis=0),
+]
 for name, shape in tensors.compose_shapes(broken, (4, 5), on_error="return"):
     print(f"{name:>18}: {shape}")
 
@@ -169,7 +198,12 @@ for name, shape in tensors.compose_shapes(broken, (4, 5), on_error="return"):
 
 # %%
 fig, axes = plt.subplots(1, 4, figsize=(10, 2.6))
-examples = [np.array(3.0), np.arange(4.0), np.arange(12.0).reshape(3, 4), np.arange(24.0).reshape(2, 3, 4)]
+examples = [
+    np.array(3.0),
+    np.arange(4.0),
+    np.arange(12.0).reshape(3, 4),
+    np.arange(24.0).reshape(2, 3, 4),
+]
 titles = ["scalar", "vector", "matrix", "rank-3 tensor"]
 for ax, arr, title in zip(axes, examples, titles, strict=True):
     ax.set_title(f"{title}\nrank {tensors.rank(arr)}, shape {arr.shape}", fontsize=9)
@@ -180,7 +214,9 @@ for ax, arr, title in zip(axes, examples, titles, strict=True):
         ax.set_ylim(-1, 2)
     elif arr.ndim == 1:
         for i in range(arr.shape[0]):
-            ax.add_patch(plt.Rectangle((0, -i), 1, 1, fc="#cde", ec="k"))  # drawn as a column
+            ax.add_patch(
+                plt.Rectangle((0, -i), 1, 1, fc="#cde", ec="k")
+            )  # drawn as a column
         ax.set_xlim(-2, 3)
         ax.set_ylim(-4, 1.5)
     else:
@@ -188,7 +224,15 @@ for ax, arr, title in zip(axes, examples, titles, strict=True):
         for k in range(layers.shape[0])[::-1]:
             for i in range(layers.shape[1]):
                 for j in range(layers.shape[2]):
-                    ax.add_patch(plt.Rectangle((j + 0.4 * k, -i + 0.4 * k), 1, 1, fc="#cde" if k == 0 else "#9bd", ec="k"))
+                    ax.add_patch(
+                        plt.Rectangle(
+                            (j + 0.4 * k, -i + 0.4 * k),
+                            1,
+                            1,
+                            fc="#cde" if k == 0 else "#9bd",
+                            ec="k",
+                        )
+                    )
         ax.set_xlim(-0.5, 5.5)
         ax.set_ylim(-3.5, 2)
     ax.set_aspect("equal")
@@ -196,7 +240,9 @@ plt.show()
 
 # %%
 images = np.repeat(np.zeros((5, 8, 8))[..., None], 3, axis=-1)  # five 8x8 RGB images
-print("X ~", tensors.check_shape(images, ("b", "h", "w", 3)), "rank", tensors.rank(images))
+print(
+    "X ~", tensors.check_shape(images, ("b", "h", "w", 3)), "rank", tensors.rank(images)
+)
 claims.verify("C1-01", "C1-02")
 
 # %% [markdown]
@@ -209,9 +255,15 @@ claims.verify("C1-01", "C1-02")
 # %%
 P = rng.random((4, 3))
 P = P / P.sum(axis=1, keepdims=True)
-print("rows of P sum to", P.sum(axis=1).round(12), "→ in Δ(4, 3):", tensors.is_simplex(P))
+print(
+    "rows of P sum to", P.sum(axis=1).round(12), "→ in Δ(4, 3):", tensors.is_simplex(P)
+)
 print("its transpose, columns summing to one?", tensors.is_simplex(P.T))
-print("Binary:", tensors.is_binary(np.array([0, 1, 1, 0])), tensors.is_binary(np.array([0, 2])))
+print(
+    "Binary:",
+    tensors.is_binary(np.array([0, 1, 1, 0])),
+    tensors.is_binary(np.array([0, 2])),
+)
 claims.verify("C1-03", "C1-04")
 
 # %% [markdown]
@@ -257,4 +309,6 @@ from alice_lab.functional import softmax
 z = np.array([1.0, 2.0, 3.0])
 for name in ["numpy", "torch", "jax"]:
     out = softmax(to_backend(z, name, dtype="float32"))
-    print(f"{name:>5}: {type(out).__module__.split('.')[0]:>6} array {np.round(to_numpy(out), 4)}")
+    print(
+        f"{name:>5}: {type(out).__module__.split('.')[0]:>6} array {np.round(to_numpy(out), 4)}"
+    )

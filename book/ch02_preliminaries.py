@@ -39,8 +39,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -63,7 +69,9 @@ from alice_lab.widgets import gd_momentum
 # that NumPy, JAX and PyTorch can be compared number for number further down.
 jax.config.update("jax_enable_x64", True)
 
-FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks grids and step counts
+FAST = (
+    alice_lab.backend.is_fast()
+)  # ALICE_FAST=1 (set by the tests) shrinks grids and step counts
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 DEVICE = alice_lab.backend.device("torch")  # CUDA when there is a GPU, else the CPU
@@ -83,12 +91,23 @@ print(f"PyTorch computes on: {DEVICE}")
 
 # %%
 X = rng.standard_normal((3, 7, 9))  # X ~ (a, b, c) = (3, 7, 9)
-for name, x in [("scalar", np.float64(1.5)), ("vector", X[0, 0]), ("matrix", X[0]), ("tensor", X)]:
+for name, x in [
+    ("scalar", np.float64(1.5)),
+    ("vector", X[0, 0]),
+    ("matrix", X[0]),
+    ("tensor", X),
+]:
     print(f"{name:>6}: rank {tensors.rank(x)}, shape {np.shape(x)}")
 
 i, j, k = 1, 2, 5
-for label, index in [("X[i]", (i,)), ("X[i, j, k]", (i, j, k)), ("X[i, :, j:k]", (i, slice(None), slice(j, k)))]:
-    print(f"{label:>13} ~ {X[index].shape}   predicted: {tensors.slice_shape(X.shape, index)}")
+for label, index in [
+    ("X[i]", (i,)),
+    ("X[i, j, k]", (i, j, k)),
+    ("X[i, :, j:k]", (i, slice(None), slice(j, k))),
+]:
+    print(
+        f"{label:>13} ~ {X[index].shape}   predicted: {tensors.slice_shape(X.shape, index)}"
+    )
 print("named sizes:", tensors.check_shape(X, ("a", "b", "c")))
 verify("C2-01", "C2-02")
 
@@ -102,7 +121,10 @@ verify("C2-01", "C2-02")
 # matrix, with no error. All three frameworks do it.
 
 # %%
-x_np, y_np = rng.standard_normal((4, 1)), rng.standard_normal(4)  # a "column" and a 1-D vector
+x_np, y_np = (
+    rng.standard_normal((4, 1)),
+    rng.standard_normal(4),
+)  # a "column" and a 1-D vector
 x_t, y_t = torch.randn((4, 1)), torch.randn((4,))
 x_j, y_j = jnp.asarray(x_np), jnp.asarray(y_np)
 print("NumPy :", (x_np + y_np).shape)
@@ -116,7 +138,7 @@ print("broadcast_shape((4, 1), (4,)) =", tensors.broadcast_shape((4, 1), (4,)))
 # refuses the case where both operands would grow.
 
 # %%
-print("x[:, 0] + y     ->", (x_np[:, 0] + y_np).shape)    # two (4) vectors
+print("x[:, 0] + y     ->", (x_np[:, 0] + y_np).shape)  # two (4) vectors
 print("x + y[:, None]  ->", (x_np + y_np[:, None]).shape)  # two (4, 1) columns
 try:
     tensors.assert_no_silent_broadcast(x_np, y_np)
@@ -144,7 +166,9 @@ big = np.array([1e200, 1e200])
 with np.errstate(over="ignore"):
     naive = np.sqrt(np.sum(big**2))
 print(f"naive sqrt(sum x^2) = {naive}, scaled norm = {float(linalg.norm(big)):.4e}")
-print(f"||x||^2 = {float(linalg.norm(xv))**2:.6f}, sum x_i^2 = {np.sum(xv**2):.6f}, <x, x> = {float(linalg.inner(xv, xv)):.6f}")
+print(
+    f"||x||^2 = {float(linalg.norm(xv)) ** 2:.6f}, sum x_i^2 = {np.sum(xv**2):.6f}, <x, x> = {float(linalg.inner(xv, xv)):.6f}"
+)
 verify("C2-04", "C2-05")
 
 # %% [markdown]
@@ -163,8 +187,15 @@ y = np.array([-4.0, 0.05, 0.1])
 xy = linalg.inner(x, y)
 print(f"<x, y> = {float(xy):.17g}   (shape {np.shape(xy)}, rank {tensors.rank(xy)})")
 print(f"terms: {x[0] * y[0]:.2f} + {x[1] * y[1]:.2f} + {x[2] * y[2]:.2f}")
-print(f"torch: {float(torch.tensor(x) @ torch.tensor(y)):.17g},  JAX: {float(jnp.dot(x, y)):.17g}")
-print("equal to -0.43 with ==?", float(xy) == -0.43, "| np.isclose:", bool(np.isclose(xy, -0.43)))
+print(
+    f"torch: {float(torch.tensor(x) @ torch.tensor(y)):.17g},  JAX: {float(jnp.dot(x, y)):.17g}"
+)
+print(
+    "equal to -0.43 with ==?",
+    float(xy) == -0.43,
+    "| np.isclose:",
+    bool(np.isclose(xy, -0.43)),
+)
 verify("C2-06", "C2-07")
 
 # %% [markdown]
@@ -178,11 +209,19 @@ verify("C2-06", "C2-07")
 alpha = 2.0
 u = 1.5 * np.array([1.0, 0.0])
 v = 0.7 * np.array([np.cos(alpha), np.sin(alpha)])
-print(f"<u, v> = {float(linalg.inner(u, v)):.6f}; ||u|| ||v|| cos(alpha) = {1.5 * 0.7 * np.cos(alpha):.6f}")
+print(
+    f"<u, v> = {float(linalg.inner(u, v)):.6f}; ||u|| ||v|| cos(alpha) = {1.5 * 0.7 * np.cos(alpha):.6f}"
+)
 print(f"angle recovered from the vectors: {float(linalg.angle(u, v)):.6f} rad")
 e1, e2 = np.array([1.0, 0.0]), np.array([0.0, 1.0])
-for label, (p, q) in {"same direction": (u, 3 * u), "opposite": (u, -u), "orthogonal": (e1, e2)}.items():
-    print(f"cosine similarity, {label:>14}: {float(linalg.cosine_similarity(p, q)):+.3f}")
+for label, (p, q) in {
+    "same direction": (u, 3 * u),
+    "opposite": (u, -u),
+    "orthogonal": (e1, e2),
+}.items():
+    print(
+        f"cosine similarity, {label:>14}: {float(linalg.cosine_similarity(p, q)):+.3f}"
+    )
 verify("C2-08", "C2-09")
 
 # %% [markdown]
@@ -220,19 +259,26 @@ verify("C2-10")
 # %%
 print(f"<x, 1> = {float(linalg.inner(x, np.ones_like(x))):.6f}, sum(x) = {x.sum():.6f}")
 xa, ya = rng.standard_normal(6), rng.standard_normal(6)
-print(f"random pair: direct {float(linalg.sq_dist(xa, ya)):.12f}, via dots {float(linalg.sq_dist(xa, ya, method='dots')):.12f}")
+print(
+    f"random pair: direct {float(linalg.sq_dist(xa, ya)):.12f}, via dots {float(linalg.sq_dist(xa, ya, method='dots')):.12f}"
+)
 
 x_far = 1e4 * rng.standard_normal(1000)
 y_near = x_far + 1e-7 * rng.standard_normal(1000)
-print(f"close, large vectors: direct {float(linalg.sq_dist(x_far, y_near, 'direct')):.3e}, "
-      f"via dots {float(linalg.sq_dist(x_far, y_near, 'dots')):.3e}")
+print(
+    f"close, large vectors: direct {float(linalg.sq_dist(x_far, y_near, 'direct')):.3e}, "
+    f"via dots {float(linalg.sq_dist(x_far, y_near, 'dots')):.3e}"
+)
 negative = 0
 for seed in range(200):
     r = np.random.default_rng(seed)
     p = 1e3 * r.standard_normal(100)
     negative += float(linalg.sq_dist(p, p + 1e-6 * r.standard_normal(100), "dots")) < 0
 print(f"the dot form is negative in {negative} of 200 such pairs")
-print("clamped pairwise version, min entry:", float(linalg.pairwise_sq_dists(x_far[None], y_near[None]).min()))
+print(
+    "clamped pairwise version, min entry:",
+    float(linalg.pairwise_sq_dists(x_far[None], y_near[None]).min()),
+)
 verify("C2-11", "C2-12")
 
 # %% [markdown]
@@ -260,7 +306,9 @@ verify("C2-11", "C2-12")
 Xm, Ym = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
 Z = linalg.matmul_naive(Xm, Ym)
 print("Z ~", Z.shape, "| max |naive - X @ Y| =", f"{np.abs(Z - Xm @ Ym).max():.1e}")
-print(f"Z[1, 0] = {Z[1, 0]:.6f} = <row 1 of X, column 0 of Y> = {float(linalg.inner(Xm[1], Ym[:, 0])):.6f}")
+print(
+    f"Z[1, 0] = {Z[1, 0]:.6f} = <row 1 of X, column 0 of Y> = {float(linalg.inner(Xm[1], Ym[:, 0])):.6f}"
+)
 verify("C2-13", "E2-05")
 
 # %% [markdown]
@@ -276,10 +324,19 @@ n, d, o = 6, 4, 3
 Xb, W = rng.standard_normal((n, d)), rng.standard_normal((o, d))
 batched = Xb @ W.T  # (n, d) @ (d, o) -> (n, o)
 looped = np.stack([W @ Xb[t] for t in range(n)])
-print("X W^T ~", batched.shape, "| max |X W^T - [W x_i]_i| =", f"{np.abs(batched - looped).max():.1e}")
+print(
+    "X W^T ~",
+    batched.shape,
+    "| max |X W^T - [W x_i]_i| =",
+    f"{np.abs(batched - looped).max():.1e}",
+)
 G = linalg.gram(Xb)
-print("G ~", G.shape, f"| G[2, 5] = {G[2, 5]:.6f}, <x_2, x_5> = {Xb[2] @ Xb[5]:.6f}",
-      f"| symmetric: {np.allclose(G, G.T)} | min eigenvalue {np.linalg.eigvalsh(G).min():+.1e}")
+print(
+    "G ~",
+    G.shape,
+    f"| G[2, 5] = {G[2, 5]:.6f}, <x_2, x_5> = {Xb[2] @ Xb[5]:.6f}",
+    f"| symmetric: {np.allclose(G, G.T)} | min eigenvalue {np.linalg.eigvalsh(G).min():+.1e}",
+)
 verify("C2-14", "C2-15")
 
 # %% [markdown]
@@ -316,16 +373,29 @@ verify("C2-16")
 
 # %%
 X = torch.randn((5, 5), dtype=torch.float64)
-E = torch.exp(X)                  # element-wise exponential
-M = torch.linalg.matrix_exp(X)    # matrix exponential
-print(f"max |exp(X) - mat-exp(X)|           = {float((E - M).abs().max()):.3f}  (different things)")
-print(f"max |mat-exp(X) - scipy expm(X)|    = {np.abs(M.numpy() - scipy.linalg.expm(X.numpy())).max():.1e}")
-print(f"max |mat-exp(X) - series (30 terms)| = {float((M - linalg.expm_series(X)).abs().max()):.1e}")
+E = torch.exp(X)  # element-wise exponential
+M = torch.linalg.matrix_exp(X)  # matrix exponential
+print(
+    f"max |exp(X) - mat-exp(X)|           = {float((E - M).abs().max()):.3f}  (different things)"
+)
+print(
+    f"max |mat-exp(X) - scipy expm(X)|    = {np.abs(M.numpy() - scipy.linalg.expm(X.numpy())).max():.1e}"
+)
+print(
+    f"max |mat-exp(X) - series (30 terms)| = {float((M - linalg.expm_series(X)).abs().max()):.1e}"
+)
 as_printed = torch.linalg.matrix_exp(torch.exp(X))  # what the box computes as printed
-print(f"max |box as printed - mat-exp(X)|   = {float((as_printed - M).abs().max()):.1f}")
+print(
+    f"max |box as printed - mat-exp(X)|   = {float((as_printed - M).abs().max()):.1f}"
+)
 
 Zero = torch.zeros(3, 3, dtype=torch.float64)
-print("exp(0) =\n", torch.exp(Zero).numpy(), "\nmat-exp(0) =\n", torch.linalg.matrix_exp(Zero).numpy())
+print(
+    "exp(0) =\n",
+    torch.exp(Zero).numpy(),
+    "\nmat-exp(0) =\n",
+    torch.linalg.matrix_exp(Zero).numpy(),
+)
 try:
     torch.linalg.matrix_exp(torch.randn(2, 3))
 except RuntimeError as err:
@@ -340,10 +410,16 @@ verify("C2-17", "E2-02")
 
 # %%
 Xr = rng.standard_normal((4, 6))
-print("NumPy X.sum(axis=1):", Xr.sum(axis=1).shape,
-      "| torch X.sum(dim=1):", tuple(torch.tensor(Xr).sum(dim=1).shape),
-      "| torch X.sum(axis=1):", tuple(torch.tensor(Xr).sum(axis=1).shape),
-      "| JAX:", jnp.asarray(Xr).sum(axis=1).shape)
+print(
+    "NumPy X.sum(axis=1):",
+    Xr.sum(axis=1).shape,
+    "| torch X.sum(dim=1):",
+    tuple(torch.tensor(Xr).sum(dim=1).shape),
+    "| torch X.sum(axis=1):",
+    tuple(torch.tensor(Xr).sum(axis=1).shape),
+    "| JAX:",
+    jnp.asarray(Xr).sum(axis=1).shape,
+)
 verify("C2-18")
 
 # %% [markdown]
@@ -361,7 +437,12 @@ lin_map = lambda v: A @ v  # a linear map written as a function
 print("matrix recovered from f(e_j):", np.allclose(linalg.matrix_of(lin_map, 4), A))
 xc = rng.standard_normal(5)
 print(f"A(Bx) vs (AB)x: max difference {np.abs(A @ (B @ xc) - (A @ B) @ xc).max():.1e}")
-print("is_linear(A @ x):", linalg.is_linear(lin_map, 4), "| is_linear(x**2):", linalg.is_linear(lambda v: v**2, 4))
+print(
+    "is_linear(A @ x):",
+    linalg.is_linear(lin_map, 4),
+    "| is_linear(x**2):",
+    linalg.is_linear(lambda v: v**2, 4),
+)
 verify("C2-19")
 
 # %% [markdown]
@@ -372,7 +453,9 @@ verify("C2-19")
 # $ac$ outputs (the **space complexity**). `matmul_naive` counts them.
 
 # %%
-_, flops = linalg.matmul_naive(rng.standard_normal((3, 4)), rng.standard_normal((4, 5)), count_flops=True)
+_, flops = linalg.matmul_naive(
+    rng.standard_normal((3, 4)), rng.standard_normal((4, 5)), count_flops=True
+)
 print(f"(3, 4) @ (4, 5): {flops} multiplications = 3 * 4 * 5")
 verify("C2-20")
 
@@ -408,8 +491,12 @@ for n in sizes:
 slope_naive = np.polyfit(np.log(sizes), np.log(t_naive), 1)[0]
 slope_numpy = np.polyfit(np.log(sizes), np.log(t_numpy), 1)[0]
 for n, tn, tb in zip(sizes, t_naive, t_numpy, strict=True):
-    print(f"n = {n:4d}: triple loop {tn * 1e3:9.2f} ms, NumPy {tb * 1e6:8.2f} µs, ratio {tn / tb:9.0f}")
-print(f"log-log slope: triple loop {slope_naive:.2f}, NumPy {slope_numpy:.2f} (small n: overheads dominate)")
+    print(
+        f"n = {n:4d}: triple loop {tn * 1e3:9.2f} ms, NumPy {tb * 1e6:8.2f} µs, ratio {tn / tb:9.0f}"
+    )
+print(
+    f"log-log slope: triple loop {slope_naive:.2f}, NumPy {slope_numpy:.2f} (small n: overheads dominate)"
+)
 
 fig, ax = plt.subplots(figsize=(5, 3.4))
 ax.loglog(sizes, t_naive, "o-", label=f"Python triple loop (slope {slope_naive:.2f})")
@@ -443,8 +530,12 @@ plt.show()
 A_cpu = torch.randn(256, 256, dtype=torch.float64)
 B_cpu = torch.randn(256, 256, dtype=torch.float64)
 C_here = (A_cpu.to(DEVICE) @ B_cpu.to(DEVICE)).cpu()  # dispatched to DEVICE's kernel
-print(f"A @ B computed on {DEVICE} vs on the CPU: max difference {float((C_here - A_cpu @ B_cpu).abs().max()):.1e}")
-print("(without a GPU both products run the same CPU kernel, so the difference is exactly 0)")
+print(
+    f"A @ B computed on {DEVICE} vs on the CPU: max difference {float((C_here - A_cpu @ B_cpu).abs().max()):.1e}"
+)
+print(
+    "(without a GPU both products run the same CPU kernel, so the difference is exactly 0)"
+)
 
 # %% [markdown]
 # ### 2.1.3 Higher-order tensor operations
@@ -458,10 +549,18 @@ print("(without a GPU both products run the same CPU kernel, so the difference i
 
 # %%
 Xt, Yt = torch.randn((4, 5, 2)), torch.randn((4, 2, 3))
-print("torch.matmul(X, Y):", tuple(torch.matmul(Xt, Yt).shape), "| X @ Y:", tuple((Xt @ Yt).shape),
-      "| torch.bmm:", tuple(torch.bmm(Xt, Yt).shape))
+print(
+    "torch.matmul(X, Y):",
+    tuple(torch.matmul(Xt, Yt).shape),
+    "| X @ Y:",
+    tuple((Xt @ Yt).shape),
+    "| torch.bmm:",
+    tuple(torch.bmm(Xt, Yt).shape),
+)
 per_slice = torch.stack([Xt[t] @ Yt[t] for t in range(4)])
-print(f"alice_lab bmm vs slice-by-slice: {float((torch.as_tensor(linalg.bmm(Xt, Yt)) - per_slice).abs().max()):.1e}")
+print(
+    f"alice_lab bmm vs slice-by-slice: {float((torch.as_tensor(linalg.bmm(Xt, Yt)) - per_slice).abs().max()):.1e}"
+)
 print("matmul broadcasts a shared Y: (4, 5, 2) @ (2, 3) ->", tuple((Xt @ Yt[0]).shape))
 try:
     torch.bmm(Xt, Yt[0])
@@ -478,8 +577,10 @@ verify("C2-25")
 # %%
 Xg, Yg = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
 print(f"GDT = {float(linalg.gdt(Xg, Yg)):.10f}")
-print(f"dot of flattened = {Xg.ravel() @ Yg.ravel():.10f}, np.vdot = {np.vdot(Xg, Yg):.10f}, "
-      f"einsum('ijk,ijk->') = {np.einsum('ijk,ijk->', Xg, Yg):.10f}")
+print(
+    f"dot of flattened = {Xg.ravel() @ Yg.ravel():.10f}, np.vdot = {np.vdot(Xg, Yg):.10f}, "
+    f"einsum('ijk,ijk->') = {np.einsum('ijk,ijk->', Xg, Yg):.10f}"
+)
 verify("C2-26")
 
 # %% [markdown]
@@ -511,11 +612,21 @@ M_np = np.einsum("ijz,izk->ijk", A3, B3)  # batched matrix multiply
 M_pt = torch.einsum("ijz,izk->ijk", torch.tensor(A3), torch.tensor(B3))
 M_jx = jnp.einsum("ijz,izk->ijk", A3, B3)
 M_naive = linalg.einsum_naive("ijz,izk->ijk", A3, B3)
-print("shape", M_np.shape, "| vs A @ B:", f"{np.abs(M_np - A3 @ B3).max():.1e}",
-      "| torch:", f"{np.abs(M_pt.numpy() - M_np).max():.1e}",
-      "| JAX:", f"{np.abs(np.asarray(M_jx) - M_np).max():.1e}",
-      "| einsum_naive:", f"{np.abs(M_naive - M_np).max():.1e}")
-print(f"GDT: einsum {np.einsum('ijk,ijk->', A3, A3):.10f}, einsum_naive {float(linalg.einsum_naive('ijk,ijk->', A3, A3)):.10f}")
+print(
+    "shape",
+    M_np.shape,
+    "| vs A @ B:",
+    f"{np.abs(M_np - A3 @ B3).max():.1e}",
+    "| torch:",
+    f"{np.abs(M_pt.numpy() - M_np).max():.1e}",
+    "| JAX:",
+    f"{np.abs(np.asarray(M_jx) - M_np).max():.1e}",
+    "| einsum_naive:",
+    f"{np.abs(M_naive - M_np).max():.1e}",
+)
+print(
+    f"GDT: einsum {np.einsum('ijk,ijk->', A3, A3):.10f}, einsum_naive {float(linalg.einsum_naive('ijk,ijk->', A3, A3)):.10f}"
+)
 verify("E2-03", "C2-27")
 
 # %% [markdown]
@@ -534,10 +645,16 @@ verify("E2-03", "C2-27")
 # %%
 At, Bt = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
 Mt = np.einsum("ijz,ikz->ijk", At, Bt)
-print("'ijz,ikz->ijk' ~", Mt.shape, f"| vs A @ B^T per slice: {np.abs(Mt - At @ Bt.transpose(0, 2, 1)).max():.1e}")
+print(
+    "'ijz,ikz->ijk' ~",
+    Mt.shape,
+    f"| vs A @ B^T per slice: {np.abs(Mt - At @ Bt.transpose(0, 2, 1)).max():.1e}",
+)
 S = rng.standard_normal((4, 4))
-print(f"'ij->i' vs X.sum(1): {np.abs(linalg.einsum_naive('ij->i', S) - S.sum(1)).max():.1e} | "
-      f"'ii->' = {float(linalg.einsum_naive('ii->', S)):.6f}, trace = {np.trace(S):.6f}")
+print(
+    f"'ij->i' vs X.sum(1): {np.abs(linalg.einsum_naive('ij->i', S) - S.sum(1)).max():.1e} | "
+    f"'ii->' = {float(linalg.einsum_naive('ii->', S)):.6f}, trace = {np.trace(S):.6f}"
+)
 verify("E2-04", "C2-28", "C2-29")
 
 # %% [markdown]
@@ -563,7 +680,12 @@ fig, ax = plt.subplots(figsize=(5, 3.4))
 ax.plot(xs, f(xs), "k", lw=2, label=r"$f(x) = x^2 - 1.5x$")
 for x0, color in [(0.25, "tab:blue"), (1.25, "tab:red")]:
     seg = np.linspace(x0 - 0.6, x0 + 0.6, 2)
-    ax.plot(seg, f(x0) + df(x0) * (seg - x0), color=color, label=f"tangent at {x0}: slope {df(x0):+.1f}")
+    ax.plot(
+        seg,
+        f(x0) + df(x0) * (seg - x0),
+        color=color,
+        label=f"tangent at {x0}: slope {df(x0):+.1f}",
+    )
     ax.plot([x0], [f(x0)], "o", color=color)
 ax.plot([0.75], [f(0.75)], "k*", ms=10, label="minimum (0.75, -0.5625)")
 ax.set_xlabel("$x$")
@@ -571,7 +693,9 @@ ax.set_ylabel("$f(x)$")
 ax.set_title("F.2.1: the derivative as the slope of the tangent")
 ax.legend(fontsize=8)
 plt.show()
-print(f"f'(0.25) = {df(0.25):+.2f} (f decreasing there), f'(1.25) = {df(1.25):+.2f} (increasing); f(0.75) = {f(0.75):.4f}")
+print(
+    f"f'(0.25) = {df(0.25):+.2f} (f decreasing there), f'(1.25) = {df(1.25):+.2f} (increasing); f(0.75) = {f(0.75):.4f}"
+)
 verify("C2-32")
 
 # %% [markdown]
@@ -589,11 +713,33 @@ hs = np.logspace(-14, -1, 53)
 fig, ax = plt.subplots(figsize=(5.5, 3.6))
 for dtype, style in [(np.float64, "-"), (np.float32, "--")]:
     for scheme, color in [("forward", "tab:blue"), ("central", "tab:orange")]:
-        err = [abs(float(calculus.derivative(np.sin, dtype(1.0), h=h, scheme=scheme)) - np.cos(1.0)) for h in hs]
-        ax.loglog(hs, np.maximum(err, 1e-17), style, color=color, label=f"{scheme}, {np.dtype(dtype).name}")
-for eps, dtype in [(np.finfo(np.float64).eps, "float64"), (np.finfo(np.float32).eps, "float32")]:
+        err = [
+            abs(
+                float(calculus.derivative(np.sin, dtype(1.0), h=h, scheme=scheme))
+                - np.cos(1.0)
+            )
+            for h in hs
+        ]
+        ax.loglog(
+            hs,
+            np.maximum(err, 1e-17),
+            style,
+            color=color,
+            label=f"{scheme}, {np.dtype(dtype).name}",
+        )
+for eps, dtype in [
+    (np.finfo(np.float64).eps, "float64"),
+    (np.finfo(np.float32).eps, "float32"),
+]:
     ax.axvline(np.sqrt(eps), color="gray", lw=0.8, ls=":")
-    ax.text(np.sqrt(eps), 1e3, rf" $\sqrt{{\epsilon}}$ {dtype}", fontsize=7, rotation=90, va="bottom")
+    ax.text(
+        np.sqrt(eps),
+        1e3,
+        rf" $\sqrt{{\epsilon}}$ {dtype}",
+        fontsize=7,
+        rotation=90,
+        va="bottom",
+    )
 ax.set_xlabel("step h")
 ax.set_ylabel("|finite difference − cos(1)|")
 ax.set_title("Finite-difference error for sin'(1): the V-curve")
@@ -623,13 +769,21 @@ rules = {
     "log x -> 1/x": (np.log, lambda t: 1 / t),
     "sin x -> cos x": (np.sin, np.cos),
     "sin x + x^3": (lambda t: np.sin(t) + t**3, lambda t: np.cos(t) + 3 * t**2),
-    "sin(x) * x^3": (lambda t: np.sin(t) * t**3, lambda t: np.cos(t) * t**3 + np.sin(t) * 3 * t**2),
+    "sin(x) * x^3": (
+        lambda t: np.sin(t) * t**3,
+        lambda t: np.cos(t) * t**3 + np.sin(t) * 3 * t**2,
+    ),
     "sin(x^3)": (lambda t: np.sin(t**3), lambda t: np.cos(t**3) * 3 * t**2),
 }
 for name, (fn, dfn) in rules.items():
     fd = calculus.derivative(fn, pts, scheme="central")
-    print(f"{name:>15}: formula {np.round(dfn(pts), 6)}, finite differences {np.round(fd, 6)}")
-print("jax.grad of sin(x) * x^3 at 1.0:", f"{float(jax.grad(lambda t: jnp.sin(t) * t**3)(1.0)):.6f}")
+    print(
+        f"{name:>15}: formula {np.round(dfn(pts), 6)}, finite differences {np.round(fd, 6)}"
+    )
+print(
+    "jax.grad of sin(x) * x^3 at 1.0:",
+    f"{float(jax.grad(lambda t: jnp.sin(t) * t**3)(1.0)):.6f}",
+)
 verify("C2-31", "C2-33")
 
 # %% [markdown]
@@ -659,10 +813,17 @@ x0 = np.array([1.0, 2.0])
 partials = [float(calculus.partial(f2, x0, i)) for i in range(2)]
 print("e_0, e_1 =", calculus.basis(2, 0), calculus.basis(2, 1))
 print("partial derivatives by finite differences:", np.round(partials, 8))
-print("hand-written gradient:                    ", np.round(grad_f2(x0), 8), "shape", grad_f2(x0).shape)
+print(
+    "hand-written gradient:                    ",
+    np.round(grad_f2(x0), 8),
+    "shape",
+    grad_f2(x0).shape,
+)
 vdir = np.array([0.6, -0.8])
-print(f"D_v f by finite differences {float(calculus.directional_derivative(f2, x0, vdir)):.8f}, "
-      f"<grad f, v> = {float(grad_f2(x0) @ vdir):.8f}")
+print(
+    f"D_v f by finite differences {float(calculus.directional_derivative(f2, x0, vdir)):.8f}, "
+    f"<grad f, v> = {float(grad_f2(x0) @ vdir):.8f}"
+)
 verify("C2-34", "C2-35", "C2-36")
 
 # %% [markdown]
@@ -681,15 +842,20 @@ verify("C2-34", "C2-35", "C2-36")
 # %%
 Wg, Wf = rng.standard_normal((4, 3)), rng.standard_normal((2, 4))
 g_map = lambda v: np.tanh(Wg @ v)  # (3) -> (4)
-f_map = lambda u: Wf @ np.sin(u)   # (4) -> (2)
+f_map = lambda u: Wf @ np.sin(u)  # (4) -> (2)
 xj = rng.standard_normal(3)
 J_g, J_f = calculus.jacobian_fd(g_map, xj), calculus.jacobian_fd(f_map, g_map(xj))
 J_fg = calculus.jacobian_fd(lambda v: f_map(g_map(v)), xj)
 print("shapes: dg", J_g.shape, "df", J_f.shape, "d(f∘g)", J_fg.shape)
 print(f"max |d(f∘g) - df(g(x)) dg(x)| = {np.abs(J_fg - J_f @ J_g).max():.1e}")
 J_auto = jax.jacobian(lambda v: Wf @ jnp.sin(jnp.tanh(Wg @ v)))(xj)
-print(f"max |finite differences - jax.jacobian| = {np.abs(J_fg - np.asarray(J_auto)).max():.1e}")
-print("a scalar function (d=3 -> o=1):", calculus.jacobian_fd(lambda v: np.sum(v**2)[None], xj).shape)
+print(
+    f"max |finite differences - jax.jacobian| = {np.abs(J_fg - np.asarray(J_auto)).max():.1e}"
+)
+print(
+    "a scalar function (d=3 -> o=1):",
+    calculus.jacobian_fd(lambda v: np.sum(v**2)[None], xj).shape,
+)
 verify("C2-37", "C2-38")
 
 # %% [markdown]
@@ -750,14 +916,24 @@ verify("C2-40")
 # %%
 o, d = 3, 4
 Wj, xw = rng.standard_normal((o, d)), rng.standard_normal(d)
-print(f"d[Wx]/dx: shape {calculus.jacobian_fd(lambda v: Wj @ v, xw).shape}, "
-      f"max |J - W| = {np.abs(calculus.jacobian_fd(lambda v: Wj @ v, xw) - Wj).max():.1e}")
+print(
+    f"d[Wx]/dx: shape {calculus.jacobian_fd(lambda v: Wj @ v, xw).shape}, "
+    f"max |J - W| = {np.abs(calculus.jacobian_fd(lambda v: Wj @ v, xw) - Wj).max():.1e}"
+)
 J_W = np.asarray(jax.jacobian(lambda Wv: Wv @ xw)(Wj))
-print("d[Wx]/dW with jax.jacobian:", J_W.shape, "| flattened:", J_W.reshape(o, o * d).shape,
-      "| torch.func.jacrev:", tuple(torch.func.jacrev(lambda Wv: Wv @ torch.tensor(xw))(torch.tensor(Wj)).shape))
+print(
+    "d[Wx]/dW with jax.jacobian:",
+    J_W.shape,
+    "| flattened:",
+    J_W.reshape(o, o * d).shape,
+    "| torch.func.jacrev:",
+    tuple(torch.func.jacrev(lambda Wv: Wv @ torch.tensor(xw))(torch.tensor(Wj)).shape),
+)
 J_explicit = calculus.jacobian_linear_wrt_W(xw, o)
-print(f"explicit J[i, k, j] = (i == k) x_j matches: {np.allclose(J_explicit, J_W)}; "
-      f"non-zeros {np.count_nonzero(J_explicit)} of {J_explicit.size}")
+print(
+    f"explicit J[i, k, j] = (i == k) x_j matches: {np.allclose(J_explicit, J_W)}; "
+    f"non-zeros {np.count_nonzero(J_explicit)} of {J_explicit.size}"
+)
 print("J[1] (the gradient of y_1 with respect to W):\n", np.round(J_explicit[1], 3))
 verify("C2-41", "C2-42", "C2-43")
 
@@ -772,11 +948,17 @@ verify("C2-41", "C2-42", "C2-43")
 # %%
 vv = rng.standard_normal(o)
 via_tensor = np.einsum("i,ikj->kj", vv, J_explicit)
-print(f"v^T J (via the (o, o, d) tensor) vs outer(v, x): {np.abs(via_tensor - calculus.vjp_linear_wrt_W(vv, xw)).max():.1e}")
+print(
+    f"v^T J (via the (o, o, d) tensor) vs outer(v, x): {np.abs(via_tensor - calculus.vjp_linear_wrt_W(vv, xw)).max():.1e}"
+)
 _, vjp_fn = jax.vjp(lambda Wv: Wv @ xw, Wj)
-print(f"jax.vjp gives the same: {np.abs(np.asarray(vjp_fn(vv)[0]) - np.outer(vv, xw)).max():.1e}")
+print(
+    f"jax.vjp gives the same: {np.abs(np.asarray(vjp_fn(vv)[0]) - np.outer(vv, xw)).max():.1e}"
+)
 big_o = 4096
-print(f"o = d = {big_o}: Jacobian {big_o**3 * 4 / 1e9:.0f} GB vs vector-Jacobian product {big_o**2 * 4 / 2**20:.0f} MiB (float32)")
+print(
+    f"o = d = {big_o}: Jacobian {big_o**3 * 4 / 1e9:.0f} GB vs vector-Jacobian product {big_o**2 * 4 / 2**20:.0f} MiB (float32)"
+)
 verify("C2-44")
 
 # %% [markdown]
@@ -789,7 +971,9 @@ verify("C2-44")
 # %%
 grid = np.linspace(-1.0, 4.0, 5001)
 for name, fn in [("x^2 - 1.5x", testfuncs.quad_1d), ("x sin 2x", testfuncs.xsin2x)]:
-    print(f"{name:>10}: argmin f = {grid[np.argmin(fn(grid))]:.3f}, argmax(-f) = {grid[np.argmax(-fn(grid))]:.3f}")
+    print(
+        f"{name:>10}: argmin f = {grid[np.argmin(fn(grid))]:.3f}, argmax(-f) = {grid[np.argmax(-fn(grid))]:.3f}"
+    )
 verify("C2-45")
 
 # %% [markdown]
@@ -807,20 +991,36 @@ verify("C2-45")
 g0 = grad_f2(x0)
 angles = np.linspace(0, 2 * np.pi, 361)
 gangle = np.arctan2(g0[1], g0[0])
-P = np.stack([np.cos(gangle + angles), np.sin(gangle + angles)], axis=1)  # unit p at angle alpha to the gradient
+P = np.stack(
+    [np.cos(gangle + angles), np.sin(gangle + angles)], axis=1
+)  # unit p at angle alpha to the gradient
 Dp = P @ g0
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ax.plot(angles, Dp, "k")
-ax.fill_between(angles, Dp, 0, where=Dp < 0, color="tab:green", alpha=0.3, label="descent directions")
-ax.axvline(np.pi, color="tab:red", ls="--", label=r"$\alpha = \pi$: $-\nabla f / \|\nabla f\|$")
-ax.set_xticks([0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi], ["0", "π/2", "π", "3π/2", "2π"])
+ax.fill_between(
+    angles,
+    Dp,
+    0,
+    where=Dp < 0,
+    color="tab:green",
+    alpha=0.3,
+    label="descent directions",
+)
+ax.axvline(
+    np.pi, color="tab:red", ls="--", label=r"$\alpha = \pi$: $-\nabla f / \|\nabla f\|$"
+)
+ax.set_xticks(
+    [0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi], ["0", "π/2", "π", "3π/2", "2π"]
+)
 ax.set_xlabel(r"angle $\alpha$ between $\mathbf{p}$ and $\nabla f(\mathbf{x}_0)$")
 ax.set_ylabel(r"$\mathrm{D}_\mathbf{p} f(\mathbf{x}_0)$")
 ax.set_title("Directional derivative along unit directions")
 ax.legend(fontsize=8)
 plt.show()
 steep = optim.steepest_direction(g0)
-print(f"min over directions {Dp.min():.6f} = -||grad f|| = {-np.linalg.norm(g0):.6f}, at p = {np.round(steep, 4)}")
+print(
+    f"min over directions {Dp.min():.6f} = -||grad f|| = {-np.linalg.norm(g0):.6f}, at p = {np.round(steep, 4)}"
+)
 verify("C2-46")
 
 # %% [markdown]
@@ -838,7 +1038,12 @@ verify("C2-46")
 
 # %%
 x_start = np.array(2.0)
-regimes = [(0.1, "monotone"), (0.5, "one step"), (0.9, "oscillating"), (1.1, "divergent")]
+regimes = [
+    (0.1, "monotone"),
+    (0.5, "one step"),
+    (0.9, "oscillating"),
+    (1.1, "divergent"),
+]
 fig, axes = plt.subplots(1, 4, figsize=(12, 2.8), sharey=False)
 for ax, (lr, name) in zip(axes, regimes, strict=True):
     run = optim.gradient_descent(testfuncs.dquad_1d, x_start, lr=lr, steps=12)
@@ -848,7 +1053,9 @@ for ax, (lr, name) in zip(axes, regimes, strict=True):
     ax.set_xlabel("iteration t")
     print(f"eta = {lr}: x_1..x_4 = {np.round(run.path[1:5], 4)}")
 axes[0].set_ylabel("$x_t$")
-fig.suptitle("Gradient descent on $x^2 - 1.5x$ from $x_0 = 2$ (minimum at 0.75, dotted)")
+fig.suptitle(
+    "Gradient descent on $x^2 - 1.5x$ from $x_0 = 2$ (minimum at 0.75, dotted)"
+)
 fig.tight_layout()
 plt.show()
 
@@ -888,20 +1095,33 @@ Q1, Q2 = np.meshgrid(q, q)
 Gq = testfuncs.saddle_2d_grad(np.stack([Q1, Q2], axis=-1))
 ax2.quiver(Q1, Q2, -Gq[..., 0], -Gq[..., 1], color="k", alpha=0.6)
 ax2.plot([0], [0], "y*", ms=14)
-ax2.set_title(r"$x_1^2 - x_2^2$ with $-\nabla f$: up along $x_1$, down along $x_2$", fontsize=9)
+ax2.set_title(
+    r"$x_1^2 - x_2^2$ with $-\nabla f$: up along $x_1$, down along $x_2$", fontsize=9
+)
 ax2.set_xlabel("$x_1$")
 ax2.set_ylabel("$x_2$")
 ax2.set_aspect("equal")
 plt.show()
 
 origin = np.zeros(2)
-print("gradient at 0:", testfuncs.saddle_2d_grad(origin), "| Hessian (finite differences):",
-      np.round(calculus.hessian_fd(testfuncs.saddle_2d, origin), 6).tolist(),
-      "->", calculus.classify_stationary_point(calculus.hessian_fd(testfuncs.saddle_2d, origin)))
+print(
+    "gradient at 0:",
+    testfuncs.saddle_2d_grad(origin),
+    "| Hessian (finite differences):",
+    np.round(calculus.hessian_fd(testfuncs.saddle_2d, origin), 6).tolist(),
+    "->",
+    calculus.classify_stationary_point(
+        calculus.hessian_fd(testfuncs.saddle_2d, origin)
+    ),
+)
 stay = optim.gradient_descent(testfuncs.saddle_2d_grad, origin, lr=0.1, steps=50)
-push = optim.gradient_descent(testfuncs.saddle_2d_grad, np.array([0.0, 1e-8]), lr=0.1, steps=120)
-print(f"GD started exactly at the saddle stays at {stay.x}; pushed by 1e-8 along x2 it reaches {np.round(push.x, 3)} "
-      f"after 120 steps (f = {float(testfuncs.saddle_2d(push.x)):.3f}, and falling)")
+push = optim.gradient_descent(
+    testfuncs.saddle_2d_grad, np.array([0.0, 1e-8]), lr=0.1, steps=120
+)
+print(
+    f"GD started exactly at the saddle stays at {stay.x}; pushed by 1e-8 along x2 it reaches {np.round(push.x, 3)} "
+    f"after 120 steps (f = {float(testfuncs.saddle_2d(push.x)):.3f}, and falling)"
+)
 verify("C2-48")
 
 # %% [markdown]
@@ -911,8 +1131,12 @@ verify("C2-48")
 
 # %%
 starts_1d = rng.uniform(-50, 50, size=(50, 1))
-run = optim.gradient_descent(lambda z: 2 * 3.0 * (z - 1.7), starts_1d, lr=0.05, steps=200)  # f = 3(x - 1.7)^2
-print(f"50 random starts in [-50, 50] on 3(x - 1.7)^2: final x in [{run.x.min():.8f}, {run.x.max():.8f}]")
+run = optim.gradient_descent(
+    lambda z: 2 * 3.0 * (z - 1.7), starts_1d, lr=0.05, steps=200
+)  # f = 3(x - 1.7)^2
+print(
+    f"50 random starts in [-50, 50] on 3(x - 1.7)^2: final x in [{run.x.min():.8f}, {run.x.max():.8f}]"
+)
 verify("C2-49")
 
 # %% [markdown]
@@ -932,11 +1156,20 @@ sq = lambda t: t**2
 x1s, x2s = rng.uniform(-5, 5, 300), rng.uniform(-5, 5, 300)
 alphas = np.linspace(0, 1, 11)
 print("violation for x^2:      ", calculus.check_convexity(sq, x1s, x2s, alphas))
-print("violation for x sin 2x: ", calculus.check_convexity(testfuncs.xsin2x, np.array([0.0]), np.array([2.0]), [0.5]))
+print(
+    "violation for x sin 2x: ",
+    calculus.check_convexity(testfuncs.xsin2x, np.array([0.0]), np.array([2.0]), [0.5]),
+)
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
-for ax, (name, fn, (p1, p2)) in zip(axes, [("$x^2$ (convex)", sq, (-1.0, 1.5)),
-                                            (r"$x \sin 2x$ (not convex)", testfuncs.xsin2x, (0.0, 2.0))], strict=True):
+for ax, (name, fn, (p1, p2)) in zip(
+    axes,
+    [
+        ("$x^2$ (convex)", sq, (-1.0, 1.5)),
+        (r"$x \sin 2x$ (not convex)", testfuncs.xsin2x, (0.0, 2.0)),
+    ],
+    strict=True,
+):
     p1, p2 = np.float64(p1), np.float64(p2)
     tt = np.linspace(-1.5, 2.5, 300)
     ax.plot(tt, fn(tt), "k", lw=2)
@@ -944,7 +1177,15 @@ for ax, (name, fn, (p1, p2)) in zip(axes, [("$x^2$ (convex)", sq, (-1.0, 1.5)),
     chord = fn(p1) + (fn(p2) - fn(p1)) * (seg - p1) / (p2 - p1)
     ax.plot(seg, chord, "tab:blue", lw=2, label="chord")
     above = fn(seg) > chord + 1e-12
-    ax.fill_between(seg, fn(seg), chord, where=above, color="tab:red", alpha=0.4, label="curve above chord")
+    ax.fill_between(
+        seg,
+        fn(seg),
+        chord,
+        where=above,
+        color="tab:red",
+        alpha=0.4,
+        label="curve above chord",
+    )
     ax.plot([p1, p2], [fn(p1), fn(p2)], "o", color="tab:blue")
     ax.set_title(name)
     ax.set_xlabel("$x$")
@@ -974,17 +1215,26 @@ grid_starts = np.stack(np.meshgrid(side, side), axis=-1).reshape(-1, 2)  # (100,
 lab_run = optim.gradient_descent(grad_f2, grid_starts, lr=0.1, steps=3000)
 ends = np.unique(np.round(lab_run.x, 3), axis=0)
 inside = ends[((ends >= 0) & (ends <= 10)).all(axis=1)]
-print(f"non-convex: all 100 runs end with ||grad|| < 1e-6: {bool((lab_run.grad_norms[-1] < 1e-6).all())}; "
-      f"{len(ends)} distinct end points ({len(inside)} inside the square), f from {f2(ends).min():.4f} to {f2(ends).max():.4f}")
+print(
+    f"non-convex: all 100 runs end with ||grad|| < 1e-6: {bool((lab_run.grad_norms[-1] < 1e-6).all())}; "
+    f"{len(ends)} distinct end points ({len(inside)} inside the square), f from {f2(ends).min():.4f} to {f2(ends).max():.4f}"
+)
 
 Aq = np.array([[3.0, 1.0], [1.0, 2.0]])
 bq = np.array([1.0, -1.0])
 fq, gq = testfuncs.convex_quadratic(Aq, bq)
 qstarts = rng.uniform(-10, 10, size=(20, 2))
 qrun = optim.gradient_descent(gq, qstarts, lr=0.2, steps=300)
-print(f"strictly convex quadratic: 20 random starts, max distance to A^-1 b = "
-      f"{np.abs(qrun.x - np.linalg.solve(Aq, bq)).max():.1e}")
-flat = optim.gradient_descent(lambda z: np.stack([2 * z[:, 0], 0 * z[:, 1]], axis=1), qstarts[:4], lr=0.2, steps=300)
+print(
+    f"strictly convex quadratic: 20 random starts, max distance to A^-1 b = "
+    f"{np.abs(qrun.x - np.linalg.solve(Aq, bq)).max():.1e}"
+)
+flat = optim.gradient_descent(
+    lambda z: np.stack([2 * z[:, 0], 0 * z[:, 1]], axis=1),
+    qstarts[:4],
+    lr=0.2,
+    steps=300,
+)
 print("convex, not strictly (f = x1^2): end points", np.round(flat.x, 3).tolist())
 verify("C2-51", "C2-52", "C2-53")
 
@@ -1035,6 +1285,7 @@ verify("C2-54")
 # right only when the step size is constant.
 # ```
 
+
 # %%
 def momentum_gd(grad, x0, eta, lam, steps):
     """The momentum recursion written out: returns the path x_0..x_steps."""
@@ -1047,16 +1298,26 @@ def momentum_gd(grad, x0, eta, lam, steps):
     return np.stack(path)
 
 
-plain = optim.gradient_descent(grad_f2, x0, lr=0.1, steps=20)  # x_t = x_(t-1) - eta grad
-print(f"lambda = 0 is plain GD: max |difference| {np.abs(momentum_gd(grad_f2, x0, 0.1, 0.0, 20) - plain.path).max():.1e}")
+plain = optim.gradient_descent(
+    grad_f2, x0, lr=0.1, steps=20
+)  # x_t = x_(t-1) - eta grad
+print(
+    f"lambda = 0 is plain GD: max |difference| {np.abs(momentum_gd(grad_f2, x0, 0.1, 0.0, 20) - plain.path).max():.1e}"
+)
 
 lam, eta = 0.5, 0.1
 mrun = optim.gradient_descent(grad_f2, x0, lr=eta, momentum=lam, steps=10)
-print(f"lambda = {lam}: alice_lab vs the loop above, max |difference| {np.abs(momentum_gd(grad_f2, x0, eta, lam, 10) - mrun.path).max():.1e}")
+print(
+    f"lambda = {lam}: alice_lab vs the loop above, max |difference| {np.abs(momentum_gd(grad_f2, x0, eta, lam, 10) - mrun.path).max():.1e}"
+)
 steps_taken = np.diff(mrun.path, axis=0)  # g_1..g_10
 closed = optim.momentum_unrolled(grad_f2(mrun.path[:-1]), lr=eta, momentum=lam)
-print(f"recursion vs -eta * sum lambda^(n-1) grad f(x_(t-n)): max difference {np.abs(steps_taken - closed).max():.1e}")
-print("weights of the past gradients in g_10:", np.round(lam ** np.arange(10), 4).tolist())
+print(
+    f"recursion vs -eta * sum lambda^(n-1) grad f(x_(t-n)): max difference {np.abs(steps_taken - closed).max():.1e}"
+)
+print(
+    "weights of the past gradients in g_10:", np.round(lam ** np.arange(10), 4).tolist()
+)
 
 # the erratum with a varying step size: g_1 = -eta_1 grad(x_0), g_2 = -eta_2 grad(x_1) + lam g_1
 etas = {1: 0.1, 2: 0.05}
@@ -1064,9 +1325,13 @@ xa0 = x0
 ga1 = -etas[1] * grad_f2(xa0)
 xa1 = xa0 + ga1
 ga2 = -etas[2] * grad_f2(xa1) + lam * ga1
-right = -etas[2] * grad_f2(xa1) - lam * etas[1] * grad_f2(xa0)   # eta_{t-1} on the older gradient
+right = -etas[2] * grad_f2(xa1) - lam * etas[1] * grad_f2(
+    xa0
+)  # eta_{t-1} on the older gradient
 printed = -etas[2] * grad_f2(xa1) - lam * etas[2] * grad_f2(xa0)  # eta_t, as printed
-print(f"varying step: |g_2 - corrected| = {np.abs(ga2 - right).max():.1e}, |g_2 - as printed| = {np.abs(ga2 - printed).max():.1e}")
+print(
+    f"varying step: |g_2 - corrected| = {np.abs(ga2 - right).max():.1e}, |g_2 - as printed| = {np.abs(ga2 - printed).max():.1e}"
+)
 verify("C2-55", "C2-56", "E2-01")
 
 # %% [markdown]
@@ -1086,10 +1351,20 @@ axc.plot(tt, fx(tt), "k", lw=1.5, label=r"$x \sin 2x$")
 counts = {}
 for eps, color in [(0.01, "tab:blue"), (0.05, "tab:red")]:
     for lam_, marker, ls in [(0.0, "o", "--"), (0.3, "s", "-")]:
-        r = optim.gradient_descent(dfx, np.array(1.0 + eps), lr=0.01, momentum=lam_, steps=5000, tol=1e-6)
+        r = optim.gradient_descent(
+            dfx, np.array(1.0 + eps), lr=0.01, momentum=lam_, steps=5000, tol=1e-6
+        )
         counts[eps, lam_] = r
         label = f"ε = {eps}, {'momentum λ=0.3' if lam_ else 'plain GD'}"
-        axc.plot(r.path[::8], fx(r.path[::8]), marker, color=color, ms=3, alpha=0.6, mfc="none" if lam_ == 0 else color)
+        axc.plot(
+            r.path[::8],
+            fx(r.path[::8]),
+            marker,
+            color=color,
+            ms=3,
+            alpha=0.6,
+            mfc="none" if lam_ == 0 else color,
+        )
         axt.plot(fx(r.path), ls, color=color, label=label)
 axc.axvline(1.0144, color="gray", ls=":", lw=1)
 axc.text(1.05, 3.2, "local max\n≈ 1.0144", fontsize=8)
@@ -1102,7 +1377,9 @@ axt.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
 for (eps, lam_), r in counts.items():
-    print(f"eps = {eps}, lambda = {lam_}: ends at x = {float(r.x):+.4f} (f = {float(fx(r.x)):+.4f}) after {r.steps_taken} iterations")
+    print(
+        f"eps = {eps}, lambda = {lam_}: ends at x = {float(r.x):+.4f} (f = {float(fx(r.x)):+.4f}) after {r.steps_taken} iterations"
+    )
 verify("C2-57")
 
 # %% [markdown]
@@ -1114,13 +1391,21 @@ verify("C2-57")
 
 # %%
 for eps, lr in [(0.05, 0.01), (0.1, 0.1)]:
-    its = [optim.gradient_descent(dfx, np.array(1.0 + eps), lr=lr, momentum=m, steps=5000, tol=1e-6).steps_taken
-           for m in (0.0, 0.3)]
-    print(f"x sin 2x, eps = {eps}, eta = {lr}: plain GD {its[0]:4d} iterations, momentum {its[1]:4d}")
+    its = [
+        optim.gradient_descent(
+            dfx, np.array(1.0 + eps), lr=lr, momentum=m, steps=5000, tol=1e-6
+        ).steps_taken
+        for m in (0.0, 0.3)
+    ]
+    print(
+        f"x sin 2x, eps = {eps}, eta = {lr}: plain GD {its[0]:4d} iterations, momentum {its[1]:4d}"
+    )
 for lam_ in (0.0, 0.3, 0.9):
     r = optim.gradient_descent(grad_f2, grid_starts, lr=0.01, momentum=lam_, steps=4000)
     reached = np.argmax(r.grad_norms < 1e-6, axis=0)
-    print(f"exercise function, eta = 0.01, lambda = {lam_}: median iterations to ||grad|| < 1e-6 = {np.median(reached):.0f}")
+    print(
+        f"exercise function, eta = 0.01, lambda = {lam_}: median iterations to ||grad|| < 1e-6 = {np.median(reached):.0f}"
+    )
 verify("C2-58")
 
 # %% [markdown]
@@ -1137,7 +1422,9 @@ for m in (0.0, 0.9):
     (p**2).sum().backward()
     opt.step()
     buf = opt.state[p].get("momentum_buffer")
-    print(f"SGD momentum={m}: state {sorted(opt.state[p])}, buffer size {0 if buf is None else buf.numel()} for {p.numel()} parameters")
+    print(
+        f"SGD momentum={m}: state {sorted(opt.state[p])}, buffer size {0 if buf is None else buf.numel()} for {p.numel()} parameters"
+    )
 verify("C2-59")
 
 # %% [markdown]
@@ -1166,8 +1453,15 @@ ops = {
 for name, op in ops.items():
     r_np, r_pt, r_jx = op(np, Xn), op(torch, Xt_), op(jnp, Xj_)
     same = np.allclose(r_np, r_pt.numpy()) and np.allclose(r_np, np.asarray(r_jx))
-    print(f"{name:>18}: NumPy {np.round(np.ravel(r_np)[:3], 3)} ... same in torch and JAX: {same}")
-print("JAX is immutable: X.at[0, 0].set(-1) gives", Xj_.at[0, 0].set(-1.0)[0], "and leaves X[0] =", Xj_[0])
+    print(
+        f"{name:>18}: NumPy {np.round(np.ravel(r_np)[:3], 3)} ... same in torch and JAX: {same}"
+    )
+print(
+    "JAX is immutable: X.at[0, 0].set(-1) gives",
+    Xj_.at[0, 0].set(-1.0)[0],
+    "and leaves X[0] =",
+    Xj_[0],
+)
 verify("C2-64")
 
 # %% [markdown]
@@ -1182,6 +1476,7 @@ verify("C2-64")
 # with $[f(\mathbf{X})]_i = f(\mathbf{X}_i)$, using whole-column operations instead of a
 # loop. The body is the same in the three libraries, only the namespace changes.
 
+
 # %%
 def f_vec(X, xp):
     """The exercise function, vectorised: X ~ (n, 2) -> (n)."""
@@ -1190,10 +1485,18 @@ def f_vec(X, xp):
 
 
 Xs = rng.uniform(0, 10, size=(64, 2))
-looped = np.array([np.sin(a) * np.cos(b) + np.sin(0.5 * a) * np.cos(0.5 * b) for a, b in Xs])
-for name, xp, arr in [("NumPy", np, Xs), ("JAX", jnp, jnp.asarray(Xs)), ("torch", torch, torch.tensor(Xs))]:
+looped = np.array(
+    [np.sin(a) * np.cos(b) + np.sin(0.5 * a) * np.cos(0.5 * b) for a, b in Xs]
+)
+for name, xp, arr in [
+    ("NumPy", np, Xs),
+    ("JAX", jnp, jnp.asarray(Xs)),
+    ("torch", torch, torch.tensor(Xs)),
+]:
     out = f_vec(arr, xp)
-    print(f"{name:>5}: {tuple(Xs.shape)} -> {tuple(out.shape)}, max |vectorised - loop| = {np.abs(to_numpy(out) - looped).max():.1e}")
+    print(
+        f"{name:>5}: {tuple(Xs.shape)} -> {tuple(out.shape)}, max |vectorised - loop| = {np.abs(to_numpy(out) - looped).max():.1e}"
+    )
 print(f"alice_lab.testfuncs.alice2d agrees: {np.abs(f2(Xs) - looped).max():.1e}")
 verify("C2-62")
 
@@ -1207,8 +1510,13 @@ n_grid = 401 if FAST else 1001
 side_g = np.linspace(0, 10, n_grid)
 G1, G2 = np.meshgrid(side_g, side_g)
 F = f2(np.stack([G1, G2], axis=-1))
-i_min, i_max = np.unravel_index(F.argmin(), F.shape), np.unravel_index(F.argmax(), F.shape)
-print(f"min f = {F[i_min]:.4f} at ({G1[i_min]:.2f}, {G2[i_min]:.2f}); max f = {F[i_max]:.4f} at ({G1[i_max]:.2f}, {G2[i_max]:.2f})")
+i_min, i_max = (
+    np.unravel_index(F.argmin(), F.shape),
+    np.unravel_index(F.argmax(), F.shape),
+)
+print(
+    f"min f = {F[i_min]:.4f} at ({G1[i_min]:.2f}, {G2[i_min]:.2f}); max f = {F[i_max]:.4f} at ({G1[i_max]:.2f}, {G2[i_max]:.2f})"
+)
 verify("C2-61")
 
 # %% [markdown]
@@ -1221,6 +1529,7 @@ verify("C2-61")
 # As a preview of what is coming, we check it against finite differences and against the
 # gradients that JAX (`jax.grad`) and PyTorch (`torch.autograd`) compute by themselves.
 
+
 # %%
 def grad_vec(X, xp):
     """Hand-written gradient of f_vec: X ~ (n, 2) -> (n, 2)."""
@@ -1232,12 +1541,18 @@ def grad_vec(X, xp):
 
 G_hand = grad_vec(Xs, np)
 G_fd = calculus.grad_fd_batched(lambda Z: f_vec(Z, np), Xs)
-G_jax = jax.grad(lambda Z: f_vec(Z, jnp).sum())(jnp.asarray(Xs))  # rows do not interact: d sum / dX_i = grad f(X_i)
+G_jax = jax.grad(lambda Z: f_vec(Z, jnp).sum())(
+    jnp.asarray(Xs)
+)  # rows do not interact: d sum / dX_i = grad f(X_i)
 Xt_req = torch.tensor(Xs, requires_grad=True)
 f_vec(Xt_req, torch).sum().backward()
 print(f"max |hand - finite differences| = {np.abs(G_hand - G_fd).max():.1e}")
-print(f"max |hand - jax.grad|           = {np.abs(G_hand - np.asarray(G_jax)).max():.1e}")
-print(f"max |hand - torch.autograd|     = {np.abs(G_hand - Xt_req.grad.numpy()).max():.1e}")
+print(
+    f"max |hand - jax.grad|           = {np.abs(G_hand - np.asarray(G_jax)).max():.1e}"
+)
+print(
+    f"max |hand - torch.autograd|     = {np.abs(G_hand - Xt_req.grad.numpy()).max():.1e}"
+)
 verify("C2-60")
 
 # %% [markdown]
@@ -1252,8 +1567,12 @@ k_side = 5 if FAST else 10
 steps = 150 if FAST else 1000
 side = np.linspace(0.5, 9.5, k_side)
 starts = np.stack(np.meshgrid(side, side), axis=-1).reshape(-1, 2)  # (k, 2)
-runs = {lam_: optim.gradient_descent(lambda Z: grad_vec(Z, np), starts, lr=0.1, momentum=lam_, steps=steps)
-        for lam_ in (0.0, 0.3, 0.9)}
+runs = {
+    lam_: optim.gradient_descent(
+        lambda Z: grad_vec(Z, np), starts, lr=0.1, momentum=lam_, steps=steps
+    )
+    for lam_ in (0.0, 0.3, 0.9)
+}
 left = (~((runs[0.0].path >= 0) & (runs[0.0].path <= 10)).all(axis=(0, 2))).sum()
 print(f"{len(starts)} starts, {steps} steps: {left} plain-GD paths leave [0, 10]^2")
 
@@ -1275,7 +1594,9 @@ for ax, lam_ in zip(axes, (0.0, 0.9), strict=True):
     ax.set_ylabel("$x_2$")
     ax.set_title(f"{'plain GD' if lam_ == 0 else 'momentum'}: η = 0.1, λ = {lam_}")
 fig.colorbar(cs, ax=axes, shrink=0.8, label="f(x)")
-fig.suptitle("Paths of gradient descent on the exercise function (starts: white, ends: red, dashed: the square [0, 10]²)")
+fig.suptitle(
+    "Paths of gradient descent on the exercise function (starts: white, ends: red, dashed: the square [0, 10]²)"
+)
 plt.show()
 
 # %% [markdown]
@@ -1287,11 +1608,15 @@ plt.show()
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.6))
-for lam_, color in zip((0.0, 0.3, 0.9), ("tab:blue", "tab:orange", "tab:green"), strict=True):
+for lam_, color in zip(
+    (0.0, 0.3, 0.9), ("tab:blue", "tab:orange", "tab:green"), strict=True
+):
     norms = runs[lam_].grad_norms  # (steps + 1, k)
     lo, med, hi = np.percentile(norms, [10, 50, 90], axis=1)
     ax.semilogy(med, color=color, label=f"λ = {lam_}")
-    ax.fill_between(np.arange(len(med)), np.maximum(lo, 1e-17), hi, color=color, alpha=0.15)
+    ax.fill_between(
+        np.arange(len(med)), np.maximum(lo, 1e-17), hi, color=color, alpha=0.15
+    )
     print(f"lambda = {lam_}: median ||grad f|| after {steps} steps = {med[-1]:.1e}")
 ax.set_xlabel("iteration t")
 ax.set_ylabel(r"$\|\nabla f(\mathbf{x}_t)\|$")
@@ -1307,20 +1632,32 @@ plt.show()
 
 # %%
 steps_b = 60 if FAST else 300
-ref = optim.gradient_descent(lambda Z: grad_vec(Z, np), starts, lr=0.1, momentum=0.3, steps=steps_b)
+ref = optim.gradient_descent(
+    lambda Z: grad_vec(Z, np), starts, lr=0.1, momentum=0.3, steps=steps_b
+)
 grad_jax = jax.jit(lambda Z: grad_vec(Z, jnp))
-run_jax = optim.gradient_descent(grad_jax, jnp.asarray(starts), lr=0.1, momentum=0.3, steps=steps_b)
-run_pt = optim.gradient_descent(lambda Z: grad_vec(Z, torch), torch.tensor(starts, device=DEVICE),
-                                lr=0.1, momentum=0.3, steps=steps_b)
+run_jax = optim.gradient_descent(
+    grad_jax, jnp.asarray(starts), lr=0.1, momentum=0.3, steps=steps_b
+)
+run_pt = optim.gradient_descent(
+    lambda Z: grad_vec(Z, torch),
+    torch.tensor(starts, device=DEVICE),
+    lr=0.1,
+    momentum=0.3,
+    steps=steps_b,
+)
 diff_jax = np.abs(to_numpy(run_jax.path) - ref.path).max()
 diff_pt = np.abs(to_numpy(run_pt.path) - ref.path).max()
-print(f"paths {ref.path.shape}: max |JAX - NumPy| = {diff_jax:.1e}, max |torch - NumPy| = {diff_pt:.1e}")
+print(
+    f"paths {ref.path.shape}: max |JAX - NumPy| = {diff_jax:.1e}, max |torch - NumPy| = {diff_pt:.1e}"
+)
 assert diff_jax < 1e-9 and diff_pt < 1e-9, "the three backends disagree"
 
 # %% [markdown]
 # **vmap.** Instead of vectorising by hand, JAX and PyTorch can vectorise a function
 # written for a *single* point $\mathbf{x} \sim (2)$: `vmap` maps it over a leading
 # batch axis. Both give back the vectorised function of step 1.
+
 
 # %%
 def f_single(x, xp):
@@ -1330,8 +1667,12 @@ def f_single(x, xp):
 
 v_jax = jax.vmap(lambda x: f_single(x, jnp))(jnp.asarray(Xs))
 v_pt = torch.func.vmap(lambda x: f_single(x, torch))(torch.tensor(Xs))
-print(f"jax.vmap:        {tuple(v_jax.shape)}, max |vmap - vectorised| = {np.abs(np.asarray(v_jax) - f_vec(Xs, np)).max():.1e}")
-print(f"torch.func.vmap: {tuple(v_pt.shape)}, max |vmap - vectorised| = {np.abs(v_pt.numpy() - f_vec(Xs, np)).max():.1e}")
+print(
+    f"jax.vmap:        {tuple(v_jax.shape)}, max |vmap - vectorised| = {np.abs(np.asarray(v_jax) - f_vec(Xs, np)).max():.1e}"
+)
+print(
+    f"torch.func.vmap: {tuple(v_pt.shape)}, max |vmap - vectorised| = {np.abs(v_pt.numpy() - f_vec(Xs, np)).max():.1e}"
+)
 verify("C2-63")
 
 # %% [markdown]
@@ -1339,6 +1680,7 @@ verify("C2-63")
 # *one* starting point, with `jax.grad` of the single-point function, a momentum buffer
 # and `jax.lax.scan` for the loop, and let `vmap` run it for every start at once (`jit`
 # compiles the result). It reproduces the paths above.
+
 
 # %%
 def gd_one(x0, lr, lam, steps):
@@ -1357,7 +1699,9 @@ def gd_one(x0, lr, lam, steps):
 gd_all = jax.jit(jax.vmap(gd_one, in_axes=(0, None, None, None)), static_argnums=3)
 paths_vmap = gd_all(jnp.asarray(starts), 0.1, 0.3, steps_b)  # (k, steps + 1, 2)
 diff_vmap = np.abs(np.asarray(paths_vmap).transpose(1, 0, 2) - ref.path).max()
-print(f"vmap(scan(GD)) paths {paths_vmap.shape}: max |difference to NumPy| = {diff_vmap:.1e}")
+print(
+    f"vmap(scan(GD)) paths {paths_vmap.shape}: max |difference to NumPy| = {diff_vmap:.1e}"
+)
 assert diff_vmap < 1e-9
 
 # %% [markdown]

@@ -42,8 +42,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab  # noqa: F401
 
@@ -87,11 +93,15 @@ torch.manual_seed(0)
 # %%
 X_iid, y_iid = risk.sample_linear(4000, rng)
 print(f"dataset: X {X_iid.shape}, y {y_iid.shape}")
-print(f"KS test, first vs second half of an i.i.d. sample: p = {stats.ks_2samp(y_iid[:2000], y_iid[2000:]).pvalue:.3f}")
+print(
+    f"KS test, first vs second half of an i.i.d. sample: p = {stats.ks_2samp(y_iid[:2000], y_iid[2000:]).pvalue:.3f}"
+)
 early = risk.sample_drifting(2000, 0.0, rng)
 late = risk.sample_drifting(2000, 1.0, rng)
 resid = [Xh[:, 0] - yh for Xh, yh in (early, late)]
-print(f"KS test, early vs late half of a drifting sample: p = {stats.ks_2samp(*resid).pvalue:.1e}")
+print(
+    f"KS test, early vs late half of a drifting sample: p = {stats.ks_2samp(*resid).pvalue:.1e}"
+)
 verify("C3-01")
 
 # %% [markdown]
@@ -108,11 +118,24 @@ verify("C3-01")
 X0, y0 = risk.sample_drifting(500, 0.0, rng)
 w0 = risk.erm_gd(risk.squared_loss_grad, X0, y0, np.zeros(2), lr=0.2, steps=300).x
 ts = np.linspace(0, 1, 11)
-drift_risk = [float(risk.empirical_risk(risk.squared_loss, risk.linear_model(w0), *risk.sample_drifting(4000, t, rng))) for t in ts]
+drift_risk = [
+    float(
+        risk.empirical_risk(
+            risk.squared_loss,
+            risk.linear_model(w0),
+            *risk.sample_drifting(4000, t, rng),
+        )
+    )
+    for t in ts
+]
 
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.plot(ts, drift_risk, "o-")
-ax.set(xlabel="deployment time t", ylabel="test risk (MSE)", title="a model fitted at t = 0, deployed later")
+ax.set(
+    xlabel="deployment time t",
+    ylabel="test risk (MSE)",
+    title="a model fitted at t = 0, deployed later",
+)
 ax.grid(alpha=0.3)
 plt.show()
 verify("C3-02")
@@ -135,7 +158,13 @@ verify("C3-02")
 run = embedding.train_digits_mlp()
 Xtr_d, ytr_d, Xte_d, yte_d = embedding.digits_data()
 W_final = run.at(30)
-print("test accuracy after each snapshot:", ", ".join(f"epoch {e}: {a:.3f}" for e, a in zip(run.epochs, run.test_accuracy, strict=True)))
+print(
+    "test accuracy after each snapshot:",
+    ", ".join(
+        f"epoch {e}: {a:.3f}"
+        for e, a in zip(run.epochs, run.test_accuracy, strict=True)
+    ),
+)
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
 for ax, layer, name in zip(axes, (0, 2), ("pixels", "hidden layer 2"), strict=True):
@@ -146,9 +175,15 @@ fig.colorbar(sc, ax=axes, label="digit", ticks=range(10))
 plt.show()
 
 rows = ["| space | 5-NN test accuracy | GMM clustering ARI |", "|---|---|---|"]
-for layer, name in ((0, "pixels (64)"), (1, "hidden layer 1 (64)"), (2, "hidden layer 2 (32)")):
+for layer, name in (
+    (0, "pixels (64)"),
+    (1, "hidden layer 1 (64)"),
+    (2, "hidden layer 2 (32)"),
+):
     Ftr, Fte = (embedding.hidden_features(W_final, Z, layer) for Z in (Xtr_d, Xte_d))
-    rows.append(f"| {name} | {embedding.knn_accuracy(Ftr, ytr_d, Fte, yte_d):.3f} | {embedding.gmm_ari(Fte, yte_d):.3f} |")
+    rows.append(
+        f"| {name} | {embedding.knn_accuracy(Ftr, ytr_d, Fte, yte_d):.3f} | {embedding.gmm_ari(Fte, yte_d):.3f} |"
+    )
 display(Markdown("\n".join(rows)))
 verify("C3-05")
 
@@ -182,13 +217,22 @@ shifted = embedding.shift_right(Xte_d)
 d_self = np.linalg.norm(Xte_d - shifted, axis=1)
 D = cdist(Xte_d, Xte_d)  # all pairwise Euclidean distances, (797, 797)
 D[yte_d[:, None] == yte_d[None, :]] = np.inf
-print(f"pixels changed by a 1-pixel shift: {np.mean(np.sum(shifted != Xte_d, axis=1)):.1f} of 64 on average")
-print(f"shifted copy farther than the nearest other digit: {100 * np.mean(d_self > D.min(axis=1)):.1f}% of test digits")
+print(
+    f"pixels changed by a 1-pixel shift: {np.mean(np.sum(shifted != Xte_d, axis=1)):.1f} of 64 on average"
+)
+print(
+    f"shifted copy farther than the nearest other digit: {100 * np.mean(d_self > D.min(axis=1)):.1f}% of test digits"
+)
 
 fig, axes = plt.subplots(1, 3, figsize=(6, 2.2))
 j = int(np.argmax(d_self > D.min(axis=1)))
 other = int(np.argmin(D[j]))
-for ax, img, title in zip(axes, (Xte_d[j], shifted[j], Xte_d[other]), (f"a {yte_d[j]}", f"shifted {yte_d[j]}", f"nearest other: a {yte_d[other]}"), strict=True):
+for ax, img, title in zip(
+    axes,
+    (Xte_d[j], shifted[j], Xte_d[other]),
+    (f"a {yte_d[j]}", f"shifted {yte_d[j]}", f"nearest other: a {yte_d[other]}"),
+    strict=True,
+):
     ax.imshow(img.reshape(8, 8), cmap="gray_r")
     ax.set(title=title, xticks=[], yticks=[])
 plt.show()
@@ -205,7 +249,9 @@ q = 3
 fig, axes = plt.subplots(2, 6, figsize=(7, 2.8))
 for row, layer, name in ((0, 0, "pixels"), (1, 2, "hidden 2")):
     db = embedding.hidden_features(W_final, Xtr_d, layer)
-    hits = embedding.topk_similar(embedding.hidden_features(W_final, Xte_d[q : q + 1], layer)[0], db, 5)
+    hits = embedding.topk_similar(
+        embedding.hidden_features(W_final, Xte_d[q : q + 1], layer)[0], db, 5
+    )
     axes[row, 0].imshow(Xte_d[q].reshape(8, 8), cmap="gray_r")
     axes[row, 0].set_title(f"query ({name})", fontsize=8)
     for ax, h in zip(axes[row, 1:], hits, strict=True):
@@ -236,17 +282,35 @@ verify("C3-03")
 # generic").
 
 # %%
-curves = embedding.few_shot_curves(ks=(1, 5, 20) if FAST else (1, 2, 5, 10, 20), seeds=(0,) if FAST else (0, 1, 2), epochs_new=30 if FAST else 50)
+curves = embedding.few_shot_curves(
+    ks=(1, 5, 20) if FAST else (1, 2, 5, 10, 20),
+    seeds=(0,) if FAST else (0, 1, 2),
+    epochs_new=30 if FAST else 50,
+)
 fig, ax = plt.subplots(figsize=(5.5, 3.4))
-for name, style in (("frozen embedding", "o-"), ("fine-tuning", "s-"), ("from scratch", "^-"), ("pixels", "k--")):
+for name, style in (
+    ("frozen embedding", "o-"),
+    ("fine-tuning", "s-"),
+    ("from scratch", "^-"),
+    ("pixels", "k--"),
+):
     ax.plot(curves["k"], curves[name], style, label=name)
 ax.axhline(0.2, color="0.6", lw=0.8, ls=":", label="chance")
-ax.set(xscale="log", xlabel="labelled examples per new class k", ylabel="test accuracy on digits 5-9", title="few-shot analogy (not prompting)")
+ax.set(
+    xscale="log",
+    xlabel="labelled examples per new class k",
+    ylabel="test accuracy on digits 5-9",
+    title="few-shot analogy (not prompting)",
+)
 ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 plt.show()
-assert (curves["frozen embedding"] < curves["pixels"]).all(), "the text below the figure says so"
-assert curves["fine-tuning"][-1] > curves["fine-tuning"][0], "fine-tuning improves with more examples"
+assert (curves["frozen embedding"] < curves["pixels"]).all(), (
+    "the text below the figure says so"
+)
+assert curves["fine-tuning"][-1] > curves["fine-tuning"][0], (
+    "fine-tuning improves with more examples"
+)
 
 # %% [markdown]
 # The section closes with a list of other settings (self-supervised learning,
@@ -273,9 +337,17 @@ Xr = rng.normal(size=(200, 3))
 yr = Xr @ np.array([1.0, -2.0, 0.5]) + 0.3 * rng.normal(size=200)
 res = risk.erm_gd(risk.squared_loss_grad, Xr, yr, np.zeros(3), lr=0.2, steps=500)
 print("w by gradient descent on the empirical risk:", np.round(res.x, 6))
-print("w by numpy.linalg.lstsq:                    ", np.round(np.linalg.lstsq(Xr, yr, rcond=None)[0], 6))
-print(f"empirical risk at w*: {float(risk.empirical_risk(risk.squared_loss, risk.linear_model(res.x), Xr, yr)):.5f}")
-print("squared loss of predictions approaching y = 1.5:", np.round(risk.squared_loss(np.array([-1.0, 0.0, 1.0, 1.5]), np.full(4, 1.5)), 3))
+print(
+    "w by numpy.linalg.lstsq:                    ",
+    np.round(np.linalg.lstsq(Xr, yr, rcond=None)[0], 6),
+)
+print(
+    f"empirical risk at w*: {float(risk.empirical_risk(risk.squared_loss, risk.linear_model(res.x), Xr, yr)):.5f}"
+)
+print(
+    "squared loss of predictions approaching y = 1.5:",
+    np.round(risk.squared_loss(np.array([-1.0, 0.0, 1.0, 1.5]), np.full(4, 1.5)), 3),
+)
 verify("C3-06", "C3-07")
 
 # %% [markdown]
@@ -299,18 +371,30 @@ Xb, yb01 = make_blobs(200, centers=2, cluster_std=1.5, seed=3)
 yb = 2.0 * yb01 - 1.0  # labels in {-1, +1}
 Ab = np.c_[Xb, np.ones(len(Xb))]  # a bias feature
 w_init = np.array([1.0, 1.0, 0.0])
-stuck = risk.erm_gd(lambda yh, y: 0.0 * yh, Ab, yb, w_init, lr=0.1, steps=200)  # 0/1: l' = 0
+stuck = risk.erm_gd(
+    lambda yh, y: 0.0 * yh, Ab, yb, w_init, lr=0.1, steps=200
+)  # 0/1: l' = 0
 trained = risk.erm_gd(hinge_grad, Ab, yb, w_init, lr=0.1, steps=200)
 for name, r in (("0/1 loss", stuck), ("hinge loss", trained)):
-    print(f"{name:>10}: w = {np.round(r.x, 3)}, training error = {np.mean(zero_one(Ab @ r.x, yb)):.3f}")
+    print(
+        f"{name:>10}: w = {np.round(r.x, 3)}, training error = {np.mean(zero_one(Ab @ r.x, yb)):.3f}"
+    )
 
 fig, ax = plt.subplots(figsize=(5, 4))
 ax.scatter(Xb[:, 0], Xb[:, 1], c=yb, cmap="coolwarm", s=10)
 xs = np.linspace(Xb[:, 0].min(), Xb[:, 0].max(), 2)
-for r, style, name in ((stuck, "k--", "0/1 loss (never moves)"), (trained, "g-", "hinge loss")):
+for r, style, name in (
+    (stuck, "k--", "0/1 loss (never moves)"),
+    (trained, "g-", "hinge loss"),
+):
     w = r.x
     ax.plot(xs, -(w[0] * xs + w[2]) / w[1], style, label=name)
-ax.set(ylim=(Xb[:, 1].min() - 1, Xb[:, 1].max() + 1), title="decision boundaries after 200 steps", xlabel="$x_1$", ylabel="$x_2$")
+ax.set(
+    ylim=(Xb[:, 1].min() - 1, Xb[:, 1].max() + 1),
+    title="decision boundaries after 200 steps",
+    xlabel="$x_1$",
+    ylabel="$x_2$",
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -350,9 +434,13 @@ loss_margin.static_view(frames=5 if FAST else 13)
 Xd, yd = load_diabetes()
 Xd_tr, Xd_te, yd_tr, yd_te = train_test_split(Xd, yd, test_size=0.3, seed=0)
 table = risk.LookupTable(default=0.0).fit(Xd_tr, yd_tr)
-print(f"look-up table: train MSE {float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_tr, yd_tr)):.1f}, "
-      f"test MSE {float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_te, yd_te)):.0f}")
-print(f"always predicting 0: test MSE {np.mean(yd_te ** 2):.0f}; test inputs seen in training: {table.seen(Xd_te).sum()}")
+print(
+    f"look-up table: train MSE {float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_tr, yd_tr)):.1f}, "
+    f"test MSE {float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_te, yd_te)):.0f}"
+)
+print(
+    f"always predicting 0: test MSE {np.mean(yd_te**2):.0f}; test inputs seen in training: {table.seen(Xd_te).sum()}"
+)
 verify("C3-10")
 
 # %% [markdown]
@@ -371,7 +459,9 @@ verify("C3-10")
 # %%
 for n in (10, 100, 1000, 10_000):
     r = mc_risk.empirical_risks(n, sigma=0.5, reps=100 if FAST else 500, seed=n)
-    print(f"n = {n:>6}: mean {r.risks.mean():.4f}, std {r.risks.std():.4f}, predicted std σ²√(2/n) = {r.sd:.4f}")
+    print(
+        f"n = {n:>6}: mean {r.risks.mean():.4f}, std {r.risks.std():.4f}, predicted std σ²√(2/n) = {r.sd:.4f}"
+    )
 verify("C3-11")
 
 # %% [markdown]
@@ -383,7 +473,12 @@ verify("C3-11")
 mc_risk.live_view(n=100, sigma=0.5)
 
 # %%
-mc_risk.static_view(ns=(10, 100, 1000) if FAST else (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000), reps=100 if FAST else 300)
+mc_risk.static_view(
+    ns=(10, 100, 1000)
+    if FAST
+    else (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000),
+    reps=100 if FAST else 300,
+)
 
 # %% [markdown]
 # The difference between expected and empirical risk is the **generalisation gap**. We
@@ -395,7 +490,10 @@ mc_risk.static_view(ns=(10, 100, 1000) if FAST else (10, 20, 50, 100, 200, 500, 
 # %%
 A_tr, A_te = np.c_[Xd_tr, np.ones(len(Xd_tr))], np.c_[Xd_te, np.ones(len(Xd_te))]
 w_lin = np.linalg.lstsq(A_tr, yd_tr, rcond=None)[0]
-models = {"look-up table": (table.predict, Xd_tr, Xd_te), "linear model": (risk.linear_model(w_lin), A_tr, A_te)}
+models = {
+    "look-up table": (table.predict, Xd_tr, Xd_te),
+    "linear model": (risk.linear_model(w_lin), A_tr, A_te),
+}
 fig, ax = plt.subplots(figsize=(5, 3))
 for i, (name, (f, Ztr, Zte)) in enumerate(models.items()):
     tr = float(risk.empirical_risk(risk.squared_loss, f, Ztr, yd_tr))
@@ -403,7 +501,12 @@ for i, (name, (f, Ztr, Zte)) in enumerate(models.items()):
     gap = risk.generalization_gap(risk.squared_loss, f, (Ztr, yd_tr), (Zte, yd_te))
     print(f"{name:>14}: train {tr:8.0f}, test {te:8.0f}, gap {gap:8.0f}")
     ax.bar([2 * i, 2 * i + 0.8], [tr, te], color=["tab:blue", "tab:orange"], width=0.8)
-ax.set(xticks=[0.4, 2.4], xticklabels=list(models), ylabel="MSE", title="train (blue) and test (orange) risk")
+ax.set(
+    xticks=[0.4, 2.4],
+    xticklabels=list(models),
+    ylabel="MSE",
+    title="train (blue) and test (orange) risk",
+)
 plt.show()
 verify("C3-12")
 
@@ -441,7 +544,11 @@ with np.errstate(divide="ignore", invalid="ignore"):
     naive = -np.sum(onehot * np.log(probs), axis=1)
 print("naive -sum(y log f):", naive)
 print("categorical_nll:    ", probability.categorical_nll(labels, probs))
-print("prod f_i^y_i:       ", probability.categorical_pmf(onehot, probs), "= probs of the observed classes")
+print(
+    "prod f_i^y_i:       ",
+    probability.categorical_pmf(onehot, probs),
+    "= probs of the observed classes",
+)
 verify("C3-14")
 
 # %% [markdown]
@@ -457,12 +564,25 @@ verify("C3-14")
 
 # %%
 f2 = np.linspace(-2, 2, 801)
-print(f"NLL(y=0.3; f1=0.1, f2=-0.7) = {float(probability.gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0]):.5f}")
-print(f"NLL(y=0.1; f1=0.1, f2=0) = {float(probability.gaussian_nll(np.array([0.1]), np.array([[0.1, 0.0]]))[0]):.3f} (the floor; without it -inf)")
+print(
+    f"NLL(y=0.3; f1=0.1, f2=-0.7) = {float(probability.gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0]):.5f}"
+)
+print(
+    f"NLL(y=0.1; f1=0.1, f2=0) = {float(probability.gaussian_nll(np.array([0.1]), np.array([[0.1, 0.0]]))[0]):.3f} (the floor; without it -inf)"
+)
 fig, ax = plt.subplots(figsize=(5.5, 3.2))
 for y_obs in (0.3, 0.1):
-    ax.plot(f2, probability.gaussian_nll(np.full(801, y_obs), np.c_[np.full(801, 0.1), f2]), label=f"y = {y_obs}, f₁ = 0.1")
-ax.set(ylim=(-7, 6), xlabel="$f_2$", ylabel="Gaussian NLL", title="even in f₂; as f₂ → 0 it blows up or (if y = f₁) dives")
+    ax.plot(
+        f2,
+        probability.gaussian_nll(np.full(801, y_obs), np.c_[np.full(801, 0.1), f2]),
+        label=f"y = {y_obs}, f₁ = 0.1",
+    )
+ax.set(
+    ylim=(-7, 6),
+    xlabel="$f_2$",
+    ylabel="Gaussian NLL",
+    title="even in f₂; as f₂ → 0 it blows up or (if y = f₁) dives",
+)
 ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 plt.show()
@@ -486,7 +606,9 @@ ns = np.arange(1, 1501)
 prod32 = np.cumprod(np.full(1500, 0.5, dtype=np.float32))
 prod64 = np.cumprod(np.full(1500, 0.5))
 logsum = np.cumsum(probability.bernoulli_logpmf(np.ones(1500), 0.5))
-print(f"float32: first n with product 0 = {ns[prod32 == 0][0]}; float64: {ns[prod64 == 0][0]}")
+print(
+    f"float32: first n with product 0 = {ns[prod32 == 0][0]}; float64: {ns[prod64 == 0][0]}"
+)
 print(f"log-likelihood at n = 200: {logsum[199]:.2f}; at n = 1100: {logsum[1099]:.2f}")
 fig, axes = plt.subplots(1, 2, figsize=(9, 3))
 axes[0].semilogy(ns, prod64, label="float64")
@@ -510,11 +632,20 @@ verify("C3-16")
 # %%
 coin = (rng.random(60) < 0.3).astype(float)
 grid = np.linspace(0.001, 0.999, 999)
-loglik = np.array([float(probability.log_likelihood(probability.bernoulli_logpmf, coin, p)) for p in grid])
-print(f"grid ML estimate {float(probability.grid_argmax(loglik, grid)):.3f}; fraction of ones {coin.mean():.3f}")
+loglik = np.array(
+    [
+        float(probability.log_likelihood(probability.bernoulli_logpmf, coin, p))
+        for p in grid
+    ]
+)
+print(
+    f"grid ML estimate {float(probability.grid_argmax(loglik, grid)):.3f}; fraction of ones {coin.mean():.3f}"
+)
 logits, cls = rng.normal(size=(5, 4)), rng.integers(0, 4, size=5)
 ce_torch = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(cls))
-print(f"mean categorical NLL of softmax(logits) = {probability.categorical_nll(cls, softmax(logits)).mean():.6f}; torch cross-entropy = {float(ce_torch):.6f}")
+print(
+    f"mean categorical NLL of softmax(logits) = {probability.categorical_nll(cls, softmax(logits)).mean():.6f}; torch cross-entropy = {float(ce_torch):.6f}"
+)
 verify("C3-17", "C3-18")
 
 # %% [markdown]
@@ -532,7 +663,9 @@ from scipy.integrate import quad
 
 for R in (10, 100, 1000):
     mass, _ = quad(lambda r: 2 * np.pi * r / r, 0, R)
-    print(f"∫ over ‖w‖ < {R:>4} of 1/‖w‖ dw = {mass:9.2f}  (2πR = {2 * np.pi * R:9.2f})")
+    print(
+        f"∫ over ‖w‖ < {R:>4} of 1/‖w‖ dw = {mass:9.2f}  (2πR = {2 * np.pi * R:9.2f})"
+    )
 verify("C3-19")
 
 # %% [markdown]
@@ -548,11 +681,17 @@ verify("C3-19")
 # %%
 flips = (rng.random(20_000) < 0.7).astype(float)
 theta_grid = bayes_coin.GRID
-ll = flips.sum() * np.log(theta_grid) + (flips.size - flips.sum()) * np.log1p(-theta_grid)
+ll = flips.sum() * np.log(theta_grid) + (flips.size - flips.sum()) * np.log1p(
+    -theta_grid
+)
 log_post = probability.grid_posterior(ll, stats.beta.logpdf(theta_grid, 2, 2))
 with np.errstate(under="ignore"):
-    print(f"max log-likelihood {ll.max():.0f}; naive exp(ll).sum() = {np.exp(ll).sum()}")
-print(f"posterior sums to {np.exp(log_post).sum():.12f}; its mode is θ = {theta_grid[np.argmax(log_post)]:.4f}")
+    print(
+        f"max log-likelihood {ll.max():.0f}; naive exp(ll).sum() = {np.exp(ll).sum()}"
+    )
+print(
+    f"posterior sums to {np.exp(log_post).sum():.12f}; its mode is θ = {theta_grid[np.argmax(log_post)]:.4f}"
+)
 verify("C3-21")
 
 # %% [markdown]
@@ -584,9 +723,15 @@ verify("C3-21")
 k = 20_000 if FAST else 200_000
 theta = stats.beta.rvs(3, 2, size=k, random_state=rng)
 print(f"exact predictive p(heads | S) for Beta(3, 2): {stats.beta.mean(3, 2):.4f}")
-print(f"MC, plain average:                            {float(probability.mc_predictive(lambda t: t, theta)):.4f}")
-print(f"MC as printed in E.3.10:                      {np.mean(theta * stats.beta.pdf(theta, 3, 2)):.4f}")
-print(f"∫ θ Beta(θ; 3, 2) dθ by quadrature:           {quad(lambda t: t * stats.beta.pdf(t, 3, 2), 0, 1)[0]:.4f}")
+print(
+    f"MC, plain average:                            {float(probability.mc_predictive(lambda t: t, theta)):.4f}"
+)
+print(
+    f"MC as printed in E.3.10:                      {np.mean(theta * stats.beta.pdf(theta, 3, 2)):.4f}"
+)
+print(
+    f"∫ θ Beta(θ; 3, 2) dθ by quadrature:           {quad(lambda t: t * stats.beta.pdf(t, 3, 2), 0, 1)[0]:.4f}"
+)
 verify("C3-20", "E3-01", "E3-02")
 
 # %% [markdown]
@@ -600,14 +745,26 @@ verify("C3-20", "E3-01", "E3-02")
 # %%
 few = flips[:50]
 a_post, b_post = probability.beta_bernoulli_posterior(3, 3, few.astype(int))
-grid_density = np.exp(probability.grid_posterior(few.sum() * np.log(theta_grid) + (50 - few.sum()) * np.log1p(-theta_grid), stats.beta.logpdf(theta_grid, 3, 3))) / (theta_grid[1] - theta_grid[0])
+grid_density = np.exp(
+    probability.grid_posterior(
+        few.sum() * np.log(theta_grid) + (50 - few.sum()) * np.log1p(-theta_grid),
+        stats.beta.logpdf(theta_grid, 3, 3),
+    )
+) / (theta_grid[1] - theta_grid[0])
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.plot(theta_grid, grid_density, lw=3, alpha=0.5, label="grid + logsumexp")
-ax.plot(theta_grid, stats.beta.pdf(theta_grid, a_post, b_post), "k--", label=f"Beta({a_post}, {b_post})")
+ax.plot(
+    theta_grid,
+    stats.beta.pdf(theta_grid, a_post, b_post),
+    "k--",
+    label=f"Beta({a_post}, {b_post})",
+)
 ax.set(xlabel="θ", ylabel="posterior density", title="50 flips, Beta(3, 3) prior")
 ax.legend()
 plt.show()
-mu_n, var_n = probability.normal_mean_posterior(0.0, 1.0, 0.64, rng.normal(1.2, 0.8, 25))
+mu_n, var_n = probability.normal_mean_posterior(
+    0.0, 1.0, 0.64, rng.normal(1.2, 0.8, 25)
+)
 print(f"Normal-Normal posterior of a mean: N({mu_n:.3f}, {var_n:.4f})")
 verify("C3-26")
 
@@ -624,8 +781,14 @@ verify("C3-26")
 # %%
 h, n = int(few.sum()), few.size
 for a_, b_ in ((1, 1), (4, 2.5), (20, 20)):
-    obj = few.sum() * np.log(theta_grid) + (n - few.sum()) * np.log1p(-theta_grid) + stats.beta.logpdf(theta_grid, a_, b_)
-    print(f"Beta({a_}, {b_}) prior: grid MAP {float(probability.grid_argmax(obj, theta_grid)):.4f}, closed form {probability.map_beta_bernoulli(a_, b_, h, n):.4f} (ML {h / n:.4f})")
+    obj = (
+        few.sum() * np.log(theta_grid)
+        + (n - few.sum()) * np.log1p(-theta_grid)
+        + stats.beta.logpdf(theta_grid, a_, b_)
+    )
+    print(
+        f"Beta({a_}, {b_}) prior: grid MAP {float(probability.grid_argmax(obj, theta_grid)):.4f}, closed form {probability.map_beta_bernoulli(a_, b_, h, n):.4f} (ML {h / n:.4f})"
+    )
 verify("C3-22", "C3-23")
 
 # %% [markdown]
@@ -644,7 +807,12 @@ from alice_lab.optim import gradient_descent
 Xm = rng.normal(size=(30, 5))
 ym = Xm @ rng.normal(size=5) + 0.5 * rng.normal(size=30)
 sigma2, tau2 = 0.25, 0.05
-w_map = gradient_descent(lambda w: -Xm.T @ (ym - Xm @ w) / sigma2 + w / tau2, np.zeros(5), lr=1e-3, steps=5000).x
+w_map = gradient_descent(
+    lambda w: -Xm.T @ (ym - Xm @ w) / sigma2 + w / tau2,
+    np.zeros(5),
+    lr=1e-3,
+    steps=5000,
+).x
 w_ridge = Ridge(alpha=sigma2 / tau2, fit_intercept=False).fit(Xm, ym).coef_
 w_ml = np.linalg.lstsq(Xm, ym, rcond=None)[0]
 print("MAP by gradient descent:", np.round(w_map, 4))
@@ -660,8 +828,16 @@ verify("C3-24")
 # %%
 first, second = few[:30], few[30:]
 a1, b1 = probability.beta_bernoulli_posterior(2, 2, first.astype(int))
-print("Beta(2, 2) → after 30 flips", (a1, b1), "→ after 20 more", probability.beta_bernoulli_posterior(a1, b1, second.astype(int)))
-print("Beta(2, 2) → after all 50 flips at once", probability.beta_bernoulli_posterior(2, 2, few.astype(int)))
+print(
+    "Beta(2, 2) → after 30 flips",
+    (a1, b1),
+    "→ after 20 more",
+    probability.beta_bernoulli_posterior(a1, b1, second.astype(int)),
+)
+print(
+    "Beta(2, 2) → after all 50 flips at once",
+    probability.beta_bernoulli_posterior(2, 2, few.astype(int)),
+)
 verify("C3-25")
 
 # %% [markdown]

@@ -42,8 +42,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -60,9 +66,13 @@ from alice_lab.backend import to_numpy
 from alice_lab.claims import verify
 from alice_lab.widgets import reliability, softmax_temperature
 
-jax.config.update("jax_enable_x64", True)  # float64 in JAX too, to compare number for number
+jax.config.update(
+    "jax_enable_x64", True
+)  # float64 in JAX too, to compare number for number
 
-FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks step counts
+FAST = (
+    alice_lab.backend.is_fast()
+)  # ALICE_FAST=1 (set by the tests) shrinks step counts
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 print("PyTorch computes on:", alice_lab.backend.device("torch"))
@@ -99,7 +109,11 @@ curves = {
 }
 et = torch.tensor(e, requires_grad=True)
 slopes = {}
-for name, fn in [("squared", losses.squared_loss), ("absolute", losses.absolute_loss), ("Huber", losses.huber_loss)]:
+for name, fn in [
+    ("squared", losses.squared_loss),
+    ("absolute", losses.absolute_loss),
+    ("Huber", losses.huber_loss),
+]:
     g = torch.autograd.grad(fn(et, torch.zeros_like(et), reduction="sum"), et)[0]
     slopes[name] = g.numpy()
 
@@ -107,14 +121,22 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6))
 for name, v in curves.items():
     ax1.plot(e, v, label=name)
 ax1.axvspan(-1, 1, color="0.9", zorder=0, label="Huber: quadratic part")
-ax1.set(xlabel="prediction error $e = \\hat{y} - y$", ylabel="loss", ylim=(0, 5), title="Figure F.4.1: losses for regression")
+ax1.set(
+    xlabel="prediction error $e = \\hat{y} - y$",
+    ylabel="loss",
+    ylim=(0, 5),
+    title="Figure F.4.1: losses for regression",
+)
 ax1.legend()
 for name, g in slopes.items():
     ax2.plot(e, g, label=f"d/de {name}")
 ax2.set(xlabel="$e$", ylabel="derivative (torch.autograd)", title="their derivatives")
 ax2.legend()
 plt.show()
-print("Huber at |e| = 1 from both sides:", losses.huber_loss(np.array([0.999999, 1.000001]), np.zeros(2), reduction="none"))
+print(
+    "Huber at |e| = 1 from both sides:",
+    losses.huber_loss(np.array([0.999999, 1.000001]), np.zeros(2), reduction="none"),
+)
 verify("C4-01", "C4-03")
 
 # %% [markdown]
@@ -133,8 +155,12 @@ Xg, yg = rng.standard_normal((40, 3)), rng.standard_normal(40)
 w_ls = np.linalg.lstsq(Xg, yg, rcond=None)[0]
 for s2 in (0.1, 1.0, 10.0):
     nll = losses.gaussian_nll(Xg @ w_ls, yg, s2)
-    grad_at_ls = torch.func.grad(lambda w, s2=s2: losses.gaussian_nll(torch.tensor(Xg) @ w, torch.tensor(yg), s2))(torch.tensor(w_ls))
-    print(f"σ² = {s2:5}: mean NLL at the LS weights {float(nll):8.4f}, |∇_w NLL| = {grad_at_ls.abs().max():.1e}")
+    grad_at_ls = torch.func.grad(
+        lambda w, s2=s2: losses.gaussian_nll(torch.tensor(Xg) @ w, torch.tensor(yg), s2)
+    )(torch.tensor(w_ls))
+    print(
+        f"σ² = {s2:5}: mean NLL at the LS weights {float(nll):8.4f}, |∇_w NLL| = {grad_at_ls.abs().max():.1e}"
+    )
 verify("C4-02")
 
 # %% [markdown]
@@ -153,8 +179,17 @@ y_bad = y_line.copy()
 y_bad[-1] += 30.0
 A_line = np.column_stack([x_line, np.ones(20)])
 fits = {}
-for name, fn in [("squared", losses.squared_loss), ("absolute", losses.absolute_loss), ("Huber", losses.huber_loss)]:
-    res = scipy.optimize.minimize(lambda v, fn=fn: float(fn(A_line @ v, y_bad)), np.zeros(2), method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12})
+for name, fn in [
+    ("squared", losses.squared_loss),
+    ("absolute", losses.absolute_loss),
+    ("Huber", losses.huber_loss),
+]:
+    res = scipy.optimize.minimize(
+        lambda v, fn=fn: float(fn(A_line @ v, y_bad)),
+        np.zeros(2),
+        method="Nelder-Mead",
+        options={"xatol": 1e-9, "fatol": 1e-12},
+    )
     fits[name] = res.x
 fig, ax = plt.subplots(figsize=(6, 3.6))
 ax.plot(x_line, y_bad, "o", color="0.3", label="data (last point +30)")
@@ -185,7 +220,9 @@ for t in range(1, 5001):
         hit = t
         break
     theta -= 0.5 / np.sqrt(t) * np.mean(np.sign(res15))
-print(f"median problem: exact kink reached at step {hit}; θ = {theta!r}, median = {np.median(y15)!r}")
+print(
+    f"median problem: exact kink reached at step {hit}; θ = {theta!r}, median = {np.median(y15)!r}"
+)
 verify("C4-05")
 
 # %% [markdown]
@@ -226,11 +263,19 @@ def linear_model_box41(w: torch.Tensor, b: float, X: torch.Tensor) -> torch.Tens
 
 
 print("alice_lab.linear.linear_model:", np.round(linear.linear_model(X4, w4, b4), 4))
-print("Box 4.1 in PyTorch            :", np.round(linear_model_box41(torch.tensor(w4), b4, torch.tensor(X4)).numpy(), 4))
-print("bias trick [X, 1] @ [w; b]    :", np.round(linear.add_bias_column(X4) @ np.append(w4, b4), 4))
+print(
+    "Box 4.1 in PyTorch            :",
+    np.round(linear_model_box41(torch.tensor(w4), b4, torch.tensor(X4)).numpy(), 4),
+)
+print(
+    "bias trick [X, 1] @ [w; b]    :",
+    np.round(linear.add_bias_column(X4) @ np.append(w4, b4), 4),
+)
 for name, conv in (("torch", torch.tensor), ("JAX", jnp.asarray)):
     out = linear.linear_model(conv(X4), conv(w4), b4)
-    print(f"  same function on {name:5}: shape {tuple(out.shape)}, max |Δ| = {np.abs(to_numpy(out) - X4 @ w4 - b4).max():.0e}")
+    print(
+        f"  same function on {name:5}: shape {tuple(out.shape)}, max |Δ| = {np.abs(to_numpy(out) - X4 @ w4 - b4).max():.0e}"
+    )
 verify("C4-07", "C4-08")
 
 # %% [markdown]
@@ -240,7 +285,12 @@ verify("C4-07", "C4-08")
 
 # %%
 perm = rng.permutation(6)
-print("f(X[perm]) == f(X)[perm]:", np.allclose(linear.linear_model(X4[perm], w4, b4), linear.linear_model(X4, w4, b4)[perm]))
+print(
+    "f(X[perm]) == f(X)[perm]:",
+    np.allclose(
+        linear.linear_model(X4[perm], w4, b4), linear.linear_model(X4, w4, b4)[perm]
+    ),
+)
 verify("C4-09")
 
 # %% [markdown]
@@ -264,8 +314,15 @@ wr = rng.standard_normal(4)
 wt = torch.tensor(wr, requires_grad=True)
 linear.ls_loss(torch.tensor(Xr), torch.tensor(yr), wt).backward()
 print("torch.autograd of E.4.4 :", np.round(wt.grad.numpy(), 5))
-print("(2/n) Xᵀ(Xw − y)        :", np.round(linear.ls_gradient(Xr, yr, wr, scale="exact"), 5))
-print("Xᵀ(Xw − y), as printed  :", np.round(linear.ls_gradient(Xr, yr, wr), 5), "(n/2 = 20 times larger)")
+print(
+    "(2/n) Xᵀ(Xw − y)        :",
+    np.round(linear.ls_gradient(Xr, yr, wr, scale="exact"), 5),
+)
+print(
+    "Xᵀ(Xw − y), as printed  :",
+    np.round(linear.ls_gradient(Xr, yr, wr), 5),
+    "(n/2 = 20 times larger)",
+)
 verify("C4-10", "E4-02")
 
 # %% [markdown]
@@ -289,7 +346,10 @@ ref = np.linalg.lstsq(Xr, yr, rcond=None)[0]
 for method in linear.METHODS:
     w_m = linear.least_squares(Xr, yr, method=method)
     print(f"{method:>6}: max |w − lstsq| = {np.abs(w_m - ref).max():.1e}")
-print("sklearn LinearRegression(fit_intercept=False):", f"{np.abs(LinearRegression(fit_intercept=False).fit(Xr, yr).coef_ - ref).max():.1e}")
+print(
+    "sklearn LinearRegression(fit_intercept=False):",
+    f"{np.abs(LinearRegression(fit_intercept=False).fit(Xr, yr).coef_ - ref).max():.1e}",
+)
 verify("C4-11", "C4-12")
 
 # %% [markdown]
@@ -313,7 +373,9 @@ print(f"κ(XᵀX) = {np.linalg.cond(A_ic):.2e}")
 print(f"{'method':>6} | residual ‖XᵀXw − Xᵀy‖/‖Xᵀy‖ | error ‖w − w_ref‖/‖w_ref‖")
 for method in ("inv", "solve", "lstsq"):
     w_m = linear.least_squares(X_ic, y_ic, method=method)
-    print(f"{method:>6} | {np.linalg.norm(A_ic @ w_m - b_ic) / np.linalg.norm(b_ic):26.1e} | {np.linalg.norm(w_m - w_ref) / np.linalg.norm(w_ref):.1e}")
+    print(
+        f"{method:>6} | {np.linalg.norm(A_ic @ w_m - b_ic) / np.linalg.norm(b_ic):26.1e} | {np.linalg.norm(w_m - w_ref) / np.linalg.norm(w_ref):.1e}"
+    )
 verify("C4-13")
 
 # %% [markdown]
@@ -327,11 +389,21 @@ verify("C4-13")
 
 # %%
 M = linear.hat_matrix(Xr)
-print(f"‖X†X − I‖ = {np.abs(linear.pseudoinverse(Xr) @ Xr - np.eye(4)).max():.1e}, ‖X† − np.linalg.pinv(X)‖ = {np.abs(linear.pseudoinverse(Xr) - np.linalg.pinv(Xr)).max():.1e}")
-print(f"M symmetric: {np.allclose(M, M.T)}, idempotent: {np.allclose(M @ M, M)}, trace = {np.trace(M):.6f} = c")
-print("first prediction as weights on the 40 targets:", np.round(linear.dual_weights(Xr, Xr[:1])[0, :6], 3), "…")
+print(
+    f"‖X†X − I‖ = {np.abs(linear.pseudoinverse(Xr) @ Xr - np.eye(4)).max():.1e}, ‖X† − np.linalg.pinv(X)‖ = {np.abs(linear.pseudoinverse(Xr) - np.linalg.pinv(Xr)).max():.1e}"
+)
+print(
+    f"M symmetric: {np.allclose(M, M.T)}, idempotent: {np.allclose(M @ M, M)}, trace = {np.trace(M):.6f} = c"
+)
+print(
+    "first prediction as weights on the 40 targets:",
+    np.round(linear.dual_weights(Xr, Xr[:1])[0, :6], 3),
+    "…",
+)
 X_col = np.column_stack([Xr, 3.0 * Xr[:, 1]])
-print(f"collinear column: rank {np.linalg.matrix_rank(X_col)} of {X_col.shape[1]}, κ(XᵀX) = {np.linalg.cond(X_col.T @ X_col):.1e}")
+print(
+    f"collinear column: rank {np.linalg.matrix_rank(X_col)} of {X_col.shape[1]}, κ(XᵀX) = {np.linalg.cond(X_col.T @ X_col):.1e}"
+)
 verify("C4-14", "C4-15")
 
 # %% [markdown]
@@ -359,12 +431,21 @@ w_star42 = linear.least_squares(X42, y42)
 loss_star = float(linear.ls_loss(X42, y42, w_star42))
 fig, ax = plt.subplots(figsize=(6, 3.6))
 ax.semilogy(run42.losses, label="gradient descent (Box 4.3), η = 0.001")
-ax.axhline(loss_star, ls="--", color="k", label=f"closed form (Box 4.2): {loss_star:.5f}")
-ax.set(xlabel="iteration", ylabel="mean squared error", title="Figure F.4.2: n = 10, c = 3")
+ax.axhline(
+    loss_star, ls="--", color="k", label=f"closed form (Box 4.2): {loss_star:.5f}"
+)
+ax.set(
+    xlabel="iteration", ylabel="mean squared error", title="Figure F.4.2: n = 10, c = 3"
+)
 ax.legend()
 plt.show()
-print(f"‖w_GD − w*‖ = {np.linalg.norm(run42.w - w_star42):.1e}; every step lowered the loss: {bool(np.all(np.diff(run42.losses) <= 1e-15))}")
-print("Box 4.3's update is minus the gradient:", np.allclose(X42.T @ (y42 - X42 @ w_true), -linear.ls_gradient(X42, y42, w_true)))
+print(
+    f"‖w_GD − w*‖ = {np.linalg.norm(run42.w - w_star42):.1e}; every step lowered the loss: {bool(np.all(np.diff(run42.losses) <= 1e-15))}"
+)
+print(
+    "Box 4.3's update is minus the gradient:",
+    np.allclose(X42.T @ (y42 - X42 @ w_true), -linear.ls_gradient(X42, y42, w_true)),
+)
 verify("C4-16", "E4-03", "C4-18")
 
 # %% [markdown]
@@ -380,11 +461,20 @@ verify("C4-16", "E4-03", "C4-18")
 # %%
 lam_max = np.linalg.eigvalsh(X42.T @ X42).max()
 fracs = np.linspace(0.05, 1.9, 12 if FAST else 30)
-iters = [linear.ls_gd(X42, y42, lr=f / lam_max, steps=20_000, eps=1e-20, seed=1, stop=True).converged_at for f in fracs]
+iters = [
+    linear.ls_gd(
+        X42, y42, lr=f / lam_max, steps=20_000, eps=1e-20, seed=1, stop=True
+    ).converged_at
+    for f in fracs
+]
 fig, ax = plt.subplots(figsize=(6, 3.4))
 ax.semilogy(fracs, iters, "o-")
 ax.axvline(2.0, color="tab:red", ls="--", label="η = 2/λ_max: divergence")
-ax.set(xlabel="η · λ_max", ylabel="iterations until ‖Δw‖² < 1e-20", title="step size and convergence")
+ax.set(
+    xlabel="η · λ_max",
+    ylabel="iterations until ‖Δw‖² < 1e-20",
+    title="step size and convergence",
+)
 ax.legend()
 plt.show()
 verify("C4-17")
@@ -397,7 +487,9 @@ verify("C4-17")
 
 # %%
 Xbig, ybig, _ = data.make_linear_regression(100_000, 3, seed=1)
-print(f"σ*² = {float(linear.ls_noise_variance(Xbig, ybig, linear.least_squares(Xbig, ybig))):.5f}  (noise variance 0.01)")
+print(
+    f"σ*² = {float(linear.ls_noise_variance(Xbig, ybig, linear.least_squares(Xbig, ybig))):.5f}  (noise variance 0.01)"
+)
 verify("C4-19")
 
 # %% [markdown]
@@ -415,13 +507,30 @@ kappas, err32, err64 = np.logspace(0.5, 4, 8), [], []
 for k in kappas:
     Xk = (U_ic * np.logspace(0, -np.log10(k), c_ic)) @ V_ic.T
     wk = np.linalg.lstsq(Xk, y_ic, rcond=None)[0]
-    err32.append(np.linalg.norm(linear.least_squares(Xk.astype(np.float32), y_ic.astype(np.float32)) - wk) / np.linalg.norm(wk))
-    err64.append(np.linalg.norm(linear.least_squares(Xk, y_ic) - wk) / np.linalg.norm(wk))
+    err32.append(
+        np.linalg.norm(
+            linear.least_squares(Xk.astype(np.float32), y_ic.astype(np.float32)) - wk
+        )
+        / np.linalg.norm(wk)
+    )
+    err64.append(
+        np.linalg.norm(linear.least_squares(Xk, y_ic) - wk) / np.linalg.norm(wk)
+    )
 fig, ax = plt.subplots(figsize=(6, 3.6))
 ax.loglog(kappas, err32, "o-", label="float32")
 ax.loglog(kappas, err64, "s-", label="float64")
-ax.loglog(kappas, kappas**2 * np.finfo(np.float32).eps, ":", color="0.5", label="κ(X)² · eps32")
-ax.set(xlabel="κ(X)", ylabel="relative error of w (normal equations + solve)", title="precision and conditioning")
+ax.loglog(
+    kappas,
+    kappas**2 * np.finfo(np.float32).eps,
+    ":",
+    color="0.5",
+    label="κ(X)² · eps32",
+)
+ax.set(
+    xlabel="κ(X)",
+    ylabel="relative error of w (normal equations + solve)",
+    title="precision and conditioning",
+)
 ax.legend()
 plt.show()
 verify("C4-20", "C4-21", "C4-22")
@@ -463,7 +572,10 @@ ax1.set(xlabel="λ", ylabel="weights", title="ridge path")
 ax2.loglog(lams, conds)
 ax2.set(xlabel="λ", ylabel="κ(XᵀX + λI)", title="conditioning")
 plt.show()
-print("vs sklearn Ridge at λ = 1:", f"{np.abs(linear.least_squares(X_r, y_r, ridge=1.0) - Ridge(alpha=1.0, fit_intercept=False).fit(X_r, y_r).coef_).max():.1e}")
+print(
+    "vs sklearn Ridge at λ = 1:",
+    f"{np.abs(linear.least_squares(X_r, y_r, ridge=1.0) - Ridge(alpha=1.0, fit_intercept=False).fit(X_r, y_r).coef_).max():.1e}",
+)
 verify("C4-24")
 
 # %% [markdown]
@@ -482,8 +594,15 @@ verify("C4-24")
 # %%
 lam = 0.7
 w_ridge = linear.least_squares(Xr, yr, ridge=lam)
-right = jax.grad(lambda w: linear.ridge_loss(jnp.asarray(Xr), jnp.asarray(yr), w, lam))(jnp.asarray(w_ridge))
-printed = jax.grad(lambda w: 2 / 40 * jnp.sum((jnp.asarray(yr) - jnp.asarray(Xr) @ w) ** 2) + lam / 2 * jnp.sum(w**2))(jnp.asarray(w_ridge))
+right = jax.grad(lambda w: linear.ridge_loss(jnp.asarray(Xr), jnp.asarray(yr), w, lam))(
+    jnp.asarray(w_ridge)
+)
+printed = jax.grad(
+    lambda w: (
+        2 / 40 * jnp.sum((jnp.asarray(yr) - jnp.asarray(Xr) @ w) ** 2)
+        + lam / 2 * jnp.sum(w**2)
+    )
+)(jnp.asarray(w_ridge))
 print(f"‖∇‖ of ½‖y − Xw‖² + λ/2‖w‖² : {float(jnp.linalg.norm(right)):.1e}")
 print(f"‖∇‖ of the printed 2/n form : {float(jnp.linalg.norm(printed)):.3f}")
 verify("E4-05")
@@ -505,7 +624,15 @@ verify("C4-26")
 # to even.
 
 # %%
-print("round(1.3), round(3.7):", round(1.3), round(3.7), "| round(2.5) =", round(2.5), "but floor(2.5 + 0.5) =", int(np.floor(3.0)))
+print(
+    "round(1.3), round(3.7):",
+    round(1.3),
+    round(3.7),
+    "| round(2.5) =",
+    round(2.5),
+    "but floor(2.5 + 0.5) =",
+    int(np.floor(3.0)),
+)
 verify("C4-27")
 
 # %% [markdown]
@@ -522,7 +649,9 @@ print(Y3)
 print("distance between classes 1 and 3:", np.linalg.norm(Y3[0] - Y3[2]))
 p_b = sp.softmax(rng.normal(size=(8, 2)), axis=1)
 y_b = rng.integers(0, 2, size=8)
-print(f"Brier score {float(losses.brier_score(p_b, y_b)):.4f} = 2 × sklearn's binary brier_score_loss {brier_score_loss(y_b, p_b[:, 1]):.4f}")
+print(
+    f"Brier score {float(losses.brier_score(p_b, y_b)):.4f} = 2 × sklearn's binary brier_score_loss {brier_score_loss(y_b, p_b[:, 1]):.4f}"
+)
 verify("C4-28", "C4-29")
 
 # %% [markdown]
@@ -539,12 +668,30 @@ verify("C4-28", "C4-29")
 
 # %%
 x_s = np.array([0.2, 0.05, 0.75])
-print("in the simplex:", alice_lab.tensors.is_simplex(x_s), "| closest vertex (1-based):", int(linear.predict_class(x_s[None])[0]) + 1)
+print(
+    "in the simplex:",
+    alice_lab.tensors.is_simplex(x_s),
+    "| closest vertex (1-based):",
+    int(linear.predict_class(x_s[None])[0]) + 1,
+)
 W_s, b_s = rng.standard_normal((3, 4)), rng.standard_normal(3)
 H_s = linear.multi_linear(X4[:, :3] @ np.ones((3, 4)) / 3, W_s, b_s)
 h = np.exp(H_s)
-print("softmax = h / Z:", np.allclose(functional.softmax(H_s), h / h.sum(axis=1, keepdims=True)))
-print("= SciPy:", np.allclose(functional.softmax(H_s), sp.softmax(H_s, axis=1)), "| = torch:", np.allclose(functional.softmax(torch.tensor(H_s)).numpy(), torch.softmax(torch.tensor(H_s), 1).numpy()), "| = JAX:", np.allclose(functional.softmax(jnp.asarray(H_s)), jax.nn.softmax(H_s, axis=1)))
+print(
+    "softmax = h / Z:",
+    np.allclose(functional.softmax(H_s), h / h.sum(axis=1, keepdims=True)),
+)
+print(
+    "= SciPy:",
+    np.allclose(functional.softmax(H_s), sp.softmax(H_s, axis=1)),
+    "| = torch:",
+    np.allclose(
+        functional.softmax(torch.tensor(H_s)).numpy(),
+        torch.softmax(torch.tensor(H_s), 1).numpy(),
+    ),
+    "| = JAX:",
+    np.allclose(functional.softmax(jnp.asarray(H_s)), jax.nn.softmax(H_s, axis=1)),
+)
 verify("C4-30", "C4-31", "C4-32")
 
 # %% [markdown]
@@ -634,12 +781,22 @@ from sklearn.linear_model import LogisticRegression
 X_iris, y_iris = data.load_iris()
 X_iris = data.standardize(X_iris)
 lam_i = 1e-2
-fit_i = linear.fit_logreg(X_iris, y_iris, ridge=lam_i, lr=1.0, momentum=0.9, steps=600 if FAST else 1500)
-sk_i = LogisticRegression(C=1 / (len(y_iris) * lam_i), tol=1e-12, max_iter=10_000).fit(X_iris, y_iris)
-print(f"max |p_ours − p_sklearn| = {np.abs(linear.predict_proba(fit_i.params, X_iris) - sk_i.predict_proba(X_iris)).max():.1e}")
+fit_i = linear.fit_logreg(
+    X_iris, y_iris, ridge=lam_i, lr=1.0, momentum=0.9, steps=600 if FAST else 1500
+)
+sk_i = LogisticRegression(C=1 / (len(y_iris) * lam_i), tol=1e-12, max_iter=10_000).fit(
+    X_iris, y_iris
+)
+print(
+    f"max |p_ours − p_sklearn| = {np.abs(linear.predict_proba(fit_i.params, X_iris) - sk_i.predict_proba(X_iris)).max():.1e}"
+)
 fig, ax = plt.subplots(figsize=(6, 3.2))
 ax.semilogy(fit_i.losses - fit_i.losses.min() + 1e-16)
-ax.set(xlabel="iteration", ylabel="loss − final loss", title="logistic regression on iris (GD with momentum 0.9)")
+ax.set(
+    xlabel="iteration",
+    ylabel="loss − final loss",
+    title="logistic regression on iris (GD with momentum 0.9)",
+)
 plt.show()
 
 # %% [markdown]
@@ -679,8 +836,17 @@ ax.plot([0], [0.5], "o", color="tab:red", label="σ(0) = 0.5")
 ax.set(xlabel="s", ylabel="σ(s)", title="Figure F.4.4: the sigmoid")
 ax.legend()
 plt.show()
-print("σ(36), σ(37), σ(40) in float64:", functional.sigmoid(np.array([36.0, 37.0, 40.0])).tolist())
-print("two-class softmax vs σ(a − b):", np.allclose(functional.softmax(np.array([[1.5, -0.3]]))[0, 0], functional.sigmoid(np.float64(1.8))))
+print(
+    "σ(36), σ(37), σ(40) in float64:",
+    functional.sigmoid(np.array([36.0, 37.0, 40.0])).tolist(),
+)
+print(
+    "two-class softmax vs σ(a − b):",
+    np.allclose(
+        functional.softmax(np.array([[1.5, -0.3]]))[0, 0],
+        functional.sigmoid(np.float64(1.8)),
+    ),
+)
 verify("C4-41", "C4-42", "C4-43")
 
 # %% [markdown]
@@ -709,10 +875,24 @@ verify("E4-08", "C4-44", "C4-45")
 # %%
 X_bc, y_bc = data.load_breast_cancer()
 X_bc = data.standardize(X_bc)
-fit_bc = linear.fit_logreg(X_bc, y_bc, binary=True, ridge=1e-2, lr=1.0, momentum=0.9, steps=600 if FAST else 1500)
-sk_bc = LogisticRegression(C=1 / (len(y_bc) * 1e-2), tol=1e-12, max_iter=10_000).fit(X_bc, y_bc)
-acc_bc = np.mean(to_numpy(linear.binary_predict(linear.predict_proba(fit_bc.params, X_bc))) == y_bc)
-print(f"training accuracy {acc_bc:.4f}; max |w − w_sklearn| = {np.abs(fit_bc.params['w'] - sk_bc.coef_[0]).max():.1e}")
+fit_bc = linear.fit_logreg(
+    X_bc,
+    y_bc,
+    binary=True,
+    ridge=1e-2,
+    lr=1.0,
+    momentum=0.9,
+    steps=600 if FAST else 1500,
+)
+sk_bc = LogisticRegression(C=1 / (len(y_bc) * 1e-2), tol=1e-12, max_iter=10_000).fit(
+    X_bc, y_bc
+)
+acc_bc = np.mean(
+    to_numpy(linear.binary_predict(linear.predict_proba(fit_bc.params, X_bc))) == y_bc
+)
+print(
+    f"training accuracy {acc_bc:.4f}; max |w − w_sklearn| = {np.abs(fit_bc.params['w'] - sk_bc.coef_[0]).max():.1e}"
+)
 
 # %% [markdown]
 # ### 4.3.2 The logsumexp trick
@@ -748,21 +928,29 @@ y_big = np.random.default_rng(8).integers(0, 10, size=64)
 def references(z):
     """float64 references on the very values given (a float32 input, widened exactly)."""
     z64 = z.astype(np.float64)
-    ce = torch.nn.functional.cross_entropy(torch.tensor(z64), torch.tensor(y_big), reduction="none")
+    ce = torch.nn.functional.cross_entropy(
+        torch.tensor(z64), torch.tensor(y_big), reduction="none"
+    )
     return sp.logsumexp(z64, axis=1), sp.softmax(z64, axis=1), ce.numpy()
 
 
 def naive(z, y):
     with np.errstate(all="ignore"):
         ex = np.exp(z)
-        return np.log(ex.sum(axis=1)), ex / ex.sum(axis=1, keepdims=True), -np.log(ex[np.arange(len(y)), y] / ex.sum(axis=1))
+        return (
+            np.log(ex.sum(axis=1)),
+            ex / ex.sum(axis=1, keepdims=True),
+            -np.log(ex[np.arange(len(y)), y] / ex.sum(axis=1)),
+        )
 
 
 def rel(a, b):
     return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
 
 
-print(f"{'dtype':8} {'quantity':12} {'naive: non-finite':>18} {'stable: non-finite':>19} {'stable: max rel. error':>23}")
+print(
+    f"{'dtype':8} {'quantity':12} {'naive: non-finite':>18} {'stable: non-finite':>19} {'stable: max rel. error':>23}"
+)
 for dtype in (np.float32, np.float64):
     z = z_big.astype(dtype)
     n_lse, n_soft, n_ce = naive(z, y_big)
@@ -770,9 +958,19 @@ for dtype in (np.float32, np.float64):
     s_soft = functional.softmax(z)
     s_ce = losses.cross_entropy(z, y_big, reduction="none")
     ref_lse, ref_soft, ref_ce = references(z)
-    for name, nv, sv, rv in [("logsumexp", n_lse, s_lse, ref_lse), ("softmax", n_soft, s_soft, ref_soft), ("cross-ent.", n_ce, s_ce, ref_ce)]:
-        err = rel(sv.astype(np.float64), rv) if name != "softmax" else float(np.max(np.abs(sv - rv)))
-        print(f"{np.dtype(dtype).name:8} {name:12} {int((~np.isfinite(nv)).sum()):>18} {int((~np.isfinite(sv)).sum()):>19} {err:>23.1e}")
+    for name, nv, sv, rv in [
+        ("logsumexp", n_lse, s_lse, ref_lse),
+        ("softmax", n_soft, s_soft, ref_soft),
+        ("cross-ent.", n_ce, s_ce, ref_ce),
+    ]:
+        err = (
+            rel(sv.astype(np.float64), rv)
+            if name != "softmax"
+            else float(np.max(np.abs(sv - rv)))
+        )
+        print(
+            f"{np.dtype(dtype).name:8} {name:12} {int((~np.isfinite(nv)).sum()):>18} {int((~np.isfinite(sv)).sum()):>19} {err:>23.1e}"
+        )
         assert np.isfinite(sv).all() and err < (1e-6 if dtype == np.float32 else 1e-14)
 print("(softmax: absolute error; the probabilities lie in [0, 1])")
 
@@ -787,9 +985,13 @@ z2 = np.array([200.0, -200.0, 200.0, -200.0])
 t2 = np.array([0.0, 1.0, 1.0, 0.0])
 with np.errstate(divide="ignore"):
     via_prob = losses.binary_cross_entropy(functional.sigmoid(z2), t2, reduction="none")
-torch_prob = torch.nn.functional.binary_cross_entropy(torch.sigmoid(torch.tensor(z2)), torch.tensor(t2), reduction="none").numpy()
+torch_prob = torch.nn.functional.binary_cross_entropy(
+    torch.sigmoid(torch.tensor(z2)), torch.tensor(t2), reduction="none"
+).numpy()
 for dtype in (np.float32, np.float64):
-    print(f"{np.dtype(dtype).name}: from the logit {losses.binary_cross_entropy_with_logits(z2.astype(dtype), t2.astype(dtype), reduction='none')}")
+    print(
+        f"{np.dtype(dtype).name}: from the logit {losses.binary_cross_entropy_with_logits(z2.astype(dtype), t2.astype(dtype), reduction='none')}"
+    )
 print("via σ(z) (ours, exact log):", via_prob, "| torch (clamped):", torch_prob)
 verify("C4-47")
 
@@ -810,7 +1012,10 @@ verify("C4-47")
 
 # %%
 p_demo = np.array([0.5, -1.0, 2.0])
-print("torch.autograd ∇logsumexp:", torch.func.grad(functional.logsumexp)(torch.tensor(p_demo)).numpy().round(6))
+print(
+    "torch.autograd ∇logsumexp:",
+    torch.func.grad(functional.logsumexp)(torch.tensor(p_demo)).numpy().round(6),
+)
 print("softmax                   :", functional.softmax(p_demo).round(6))
 verify("E4-09", "E4-10")
 
@@ -876,9 +1081,21 @@ decision = to_numpy(calibration.bayes_decision(np.stack([1 - p1, p1], axis=1), C
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.plot(p1, 10 * p1, label="expected cost of predicting 0: 10 p₁")
 ax.plot(p1, 1 - p1, label="expected cost of predicting 1: 1 − p₁")
-ax.axvline(calibration.binary_threshold(C42), color="k", ls="--", label=f"threshold 1/11 = {1 / 11:.3f}")
-ax.fill_between(p1, 0, 10, where=decision == 1, color="tab:green", alpha=0.1, label="decide 1")
-ax.set(xlabel="p(class 1)", ylabel="expected cost", ylim=(0, 2), title="Table T.4.2 as a decision rule")
+ax.axvline(
+    calibration.binary_threshold(C42),
+    color="k",
+    ls="--",
+    label=f"threshold 1/11 = {1 / 11:.3f}",
+)
+ax.fill_between(
+    p1, 0, 10, where=decision == 1, color="tab:green", alpha=0.1, label="decide 1"
+)
+ax.set(
+    xlabel="p(class 1)",
+    ylabel="expected cost",
+    ylim=(0, 2),
+    title="Table T.4.2 as a decision rule",
+)
 ax.legend(fontsize=8)
 plt.show()
 verify("C4-54", "E4-12", "C4-55")
@@ -911,19 +1128,48 @@ def plot_reliability(ax, P, y, title):
     rb = calibration.reliability_bins(conf, pred == y, n_bins=10)
     full = rb.counts > 0
     left = rb.edges[:-1][full]
-    ax.bar(left, rb.accuracy[full], width=0.1, align="edge", color="tab:blue", edgecolor="k", lw=0.5, label="accuracy aᵢ")
+    ax.bar(
+        left,
+        rb.accuracy[full],
+        width=0.1,
+        align="edge",
+        color="tab:blue",
+        edgecolor="k",
+        lw=0.5,
+        label="accuracy aᵢ",
+    )
     lo = np.minimum(rb.accuracy[full], rb.confidence[full])
-    ax.bar(left, np.abs(rb.accuracy[full] - rb.confidence[full]), bottom=lo, width=0.1, align="edge", color="tab:red", alpha=0.5, label="gap |aᵢ − pᵢ|")
+    ax.bar(
+        left,
+        np.abs(rb.accuracy[full] - rb.confidence[full]),
+        bottom=lo,
+        width=0.1,
+        align="edge",
+        color="tab:red",
+        alpha=0.5,
+        label="gap |aᵢ − pᵢ|",
+    )
     ax.plot([0, 1], [0, 1], "k--", lw=0.8)
     ece = float(calibration.expected_calibration_error(P, y))
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence", ylabel="accuracy", title=f"{title}\nECE = {ece:.3f}, accuracy = {np.mean(pred == y):.3f}")
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        xlabel="confidence",
+        ylabel="accuracy",
+        title=f"{title}\nECE = {ece:.3f}, accuracy = {np.mean(pred == y):.3f}",
+    )
     ax.legend(loc="upper left", fontsize=8)
 
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.3), layout="constrained")
 plot_reliability(axes[0], P_te, yte_d, "digits, logistic regression (C = 100)")
 z_syn, y_syn = reliability.demo_logits(4000, seed=0)
-plot_reliability(axes[1], functional.softmax(z_syn), y_syn, "synthetic over-confident model (logits × 3)")
+plot_reliability(
+    axes[1],
+    functional.softmax(z_syn),
+    y_syn,
+    "synthetic over-confident model (logits × 3)",
+)
 fig.suptitle("Figure F.4.5: reliability diagrams (10 bins)")
 plt.show()
 verify("C4-56", "C4-57")
@@ -939,7 +1185,9 @@ half = len(yte_d) // 2
 tau_fit = calibration.fit_temperature(H_te[:half], yte_d[:half])
 for name, tau in (("before", 1.0), (f"τ = {tau_fit:.2f}", tau_fit)):
     P_half = functional.softmax(H_te[half:], tau=tau)
-    print(f"{name:>10}: ECE = {float(calibration.expected_calibration_error(P_half, yte_d[half:])):.4f}, max gap = {float(calibration.max_calibration_error(P_half, yte_d[half:])):.4f}, accuracy = {np.mean(P_half.argmax(axis=1) == yte_d[half:]):.4f}")
+    print(
+        f"{name:>10}: ECE = {float(calibration.expected_calibration_error(P_half, yte_d[half:])):.4f}, max gap = {float(calibration.max_calibration_error(P_half, yte_d[half:])):.4f}, accuracy = {np.mean(P_half.argmax(axis=1) == yte_d[half:]):.4f}"
+    )
 verify("C4-58")
 
 # %% [markdown]
@@ -987,12 +1235,19 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
 in_set = sets_show[i_show]
 ax1.bar(range(10), P_new[i_show], color=np.where(in_set, "tab:green", "0.7"))
 ax1.axhline(gamma_show, color="k", ls="--", label=f"γ = {gamma_show:.3g} (α = 0.02)")
-ax1.set(xticks=range(10), xlabel="digit", ylabel="probability", title=f"Figure F.4.6: set {np.flatnonzero(in_set).tolist()}, true class {y_new[i_show]}")
+ax1.set(
+    xticks=range(10),
+    xlabel="digit",
+    ylabel="probability",
+    title=f"Figure F.4.6: set {np.flatnonzero(in_set).tolist()}, true class {y_new[i_show]}",
+)
 ax1.legend()
 alphas = np.array([0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3])
 covs, sizes = [], []
 for a in alphas:
-    sets = calibration.prediction_sets(P_new, calibration.conformal_threshold(P_cal, y_cal, a))
+    sets = calibration.prediction_sets(
+        P_new, calibration.conformal_threshold(P_cal, y_cal, a)
+    )
     covs.append(float(calibration.coverage(sets, y_new)))
     sizes.append(float(to_numpy(sets).sum(axis=1).mean()))
 ax2.plot(alphas, covs, "o-", label="coverage on new data")
@@ -1017,7 +1272,9 @@ verify("C4-59", "C4-60", "E4-13")
 # images of 8 × 8 pixels, 10 classes).
 
 # %%
-Xtr, Xte, ytr, yte = data.train_test_split(X_dg, y_dg, test_size=0.25, seed=0, stratify=True)
+Xtr, Xte, ytr, yte = data.train_test_split(
+    X_dg, y_dg, test_size=0.25, seed=0, stratify=True
+)
 Xtr, Xte = data.standardize(Xtr, Xte)
 steps = 60 if FAST else 300
 history = {}
@@ -1025,12 +1282,16 @@ for bias in (True, False):
     params = linear.init_params(64, 10, seed=0, bias=bias)
     tr_loss, te_acc = [], []
     for _ in range(steps):
-        grads = linear.gradients(params, Xtr, ytr)  # keyed like params: no "b" without a bias
+        grads = linear.gradients(
+            params, Xtr, ytr
+        )  # keyed like params: no "b" without a bias
         params = {k: params[k] - 0.5 * grads[k] for k in params}
         tr_loss.append(float(linear.loss(params, Xtr, ytr)))
         te_acc.append(float(np.mean(linear.predict(params, Xte).argmax(axis=1) == yte)))
     history[bias] = (tr_loss, te_acc, params)
-    print(f"bias={bias!s:5}: keys {sorted(params)}, final training loss {tr_loss[-1]:.4f}, test accuracy {te_acc[-1]:.4f}")
+    print(
+        f"bias={bias!s:5}: keys {sorted(params)}, final training loss {tr_loss[-1]:.4f}, test accuracy {te_acc[-1]:.4f}"
+    )
 
 # %% [markdown]
 # Are the hand-written gradients right? Compare them with `torch.autograd` and
@@ -1042,17 +1303,25 @@ p0 = linear.init_params(64, 10, seed=1)
 hand = linear.gradients(p0, Xtr, ytr)
 pt = {k: torch.tensor(v, requires_grad=True) for k, v in p0.items()}
 linear.loss(pt, torch.tensor(Xtr), torch.tensor(ytr)).backward()
-gj = jax.grad(lambda p: linear.loss(p, jnp.asarray(Xtr), jnp.asarray(ytr)))({k: jnp.asarray(v) for k, v in p0.items()})
+gj = jax.grad(lambda p: linear.loss(p, jnp.asarray(Xtr), jnp.asarray(ytr)))(
+    {k: jnp.asarray(v) for k, v in p0.items()}
+)
 for k in hand:
-    print(f"∂/∂{k}: max |hand − torch| = {np.abs(hand[k] - pt[k].grad.numpy()).max():.1e}, max |hand − jax| = {np.abs(hand[k] - np.asarray(gj[k])).max():.1e}")
+    print(
+        f"∂/∂{k}: max |hand − torch| = {np.abs(hand[k] - pt[k].grad.numpy()).max():.1e}, max |hand − jax| = {np.abs(hand[k] - np.asarray(gj[k])).max():.1e}"
+    )
 no_b = {"W": p0["W"]}
 ptw = torch.tensor(p0["W"], requires_grad=True)
 linear.loss({"W": ptw}, torch.tensor(Xtr), torch.tensor(ytr)).backward()
-print(f"without bias: keys {sorted(linear.gradients(no_b, Xtr, ytr))}, max |hand − torch| = {np.abs(linear.gradients(no_b, Xtr, ytr)['W'] - ptw.grad.numpy()).max():.1e}")
+print(
+    f"without bias: keys {sorted(linear.gradients(no_b, Xtr, ytr))}, max |hand − torch| = {np.abs(linear.gradients(no_b, Xtr, ytr)['W'] - ptw.grad.numpy()).max():.1e}"
+)
 for name, conv in (("torch", torch.tensor), ("jax", jnp.asarray)):
     pb = {k: conv(v) for k, v in p0.items()}
     gb = linear.gradients(pb, conv(Xtr), conv(ytr))
-    print(f"one step on {name}: max |Δ vs NumPy| = {max(np.abs(to_numpy(gb[k]) - hand[k]).max() for k in hand):.1e}")
+    print(
+        f"one step on {name}: max |Δ vs NumPy| = {max(np.abs(to_numpy(gb[k]) - hand[k]).max() for k in hand):.1e}"
+    )
 
 # %%
 from sklearn.neighbors import KNeighborsClassifier
@@ -1067,7 +1336,12 @@ for bias, (tr_loss, te_acc, _) in history.items():
 ax2.axhline(tree_acc, color="tab:green", ls="--", label=f"decision tree {tree_acc:.3f}")
 ax2.axhline(knn_acc, color="tab:red", ls=":", label=f"5-NN {knn_acc:.3f}")
 ax1.set(xlabel="gradient step", ylabel="training cross-entropy", title="loss")
-ax2.set(xlabel="gradient step", ylabel="test accuracy", ylim=(0.5, 1.0), title="accuracy on the held-out 25%")
+ax2.set(
+    xlabel="gradient step",
+    ylabel="test accuracy",
+    ylim=(0.5, 1.0),
+    title="accuracy on the held-out 25%",
+)
 ax1.legend()
 ax2.legend(fontsize=8)
 plt.show()

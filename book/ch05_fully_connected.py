@@ -43,8 +43,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[torch,jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[torch,jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -63,9 +69,13 @@ from alice_lab.backend import to_numpy
 from alice_lab.claims import verify
 from alice_lab.widgets import activation_gallery, minibatch_sgd, xor_playground
 
-jax.config.update("jax_enable_x64", True)  # float64 in JAX too, to compare number for number
+jax.config.update(
+    "jax_enable_x64", True
+)  # float64 in JAX too, to compare number for number
 
-FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks epochs and frames
+FAST = (
+    alice_lab.backend.is_fast()
+)  # ALICE_FAST=1 (set by the tests) shrinks epochs and frames
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 DEVICE = alice_lab.backend.device("torch")  # CUDA when there is a GPU, else the CPU
@@ -90,7 +100,9 @@ x = rng.standard_normal(4)
 j = 2
 x_prime = x.copy()
 x_prime[j] *= 2
-f_lin = lambda v: layers.fully_connected(v[None, :], w[:, None], np.zeros(1), phi=None)[0, 0]
+f_lin = lambda v: layers.fully_connected(v[None, :], w[:, None], np.zeros(1), phi=None)[
+    0, 0
+]
 print(f"f(x') - f(x) = {f_lin(x_prime) - f_lin(x):.12f}")
 print(f"w_j x_j      = {w[j] * x[j]:.12f}")
 verify("C5-01")
@@ -115,10 +127,20 @@ wrong = logreg.predict(Z_inc) != y_inc
 fig, ax = plt.subplots(figsize=(5.2, 3.6))
 ax.scatter(*X_inc[y_inc == 1].T, s=6, c="tab:green", label="good client")
 ax.scatter(*X_inc[y_inc == 0].T, s=6, c="tab:red", label="low income")
-ax.scatter(*X_inc[wrong].T, s=30, facecolors="none", edgecolors="k", label="missed by logistic regression")
+ax.scatter(
+    *X_inc[wrong].T,
+    s=30,
+    facecolors="none",
+    edgecolors="k",
+    label="missed by logistic regression",
+)
 ax.axvline(1500, color="0.5", ls=":")
 ax.axhline(30, color="0.5", ls=":")
-ax.set(xlabel="income", ylabel="age", title=f"logistic regression: accuracy {1 - wrong.mean():.3f}")
+ax.set(
+    xlabel="income",
+    ylabel="age",
+    title=f"logistic regression: accuracy {1 - wrong.mean():.3f}",
+)
 ax.legend(fontsize=7, loc="upper right")
 plt.show()
 verify("C5-02")
@@ -136,9 +158,20 @@ fig, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
 ax.plot(*XOR_X[XOR_Y == 0].T, "s", color="tab:green", ms=14, mec="k", label="class 0")
 ax.plot(*XOR_X[XOR_Y == 1].T, "o", color="tab:red", ms=14, mec="k", label="class 1")
 xs_line = np.linspace(-0.5, 1.5, 2)
-ax.plot(xs_line, -b_best * np.sqrt(2) - xs_line, color="tab:blue", label=f"a best line ({best:.2f})")
-ax.set(xlim=(-0.5, 1.5), ylim=(-0.5, 1.5), aspect="equal", xlabel="$x_1$", ylabel="$x_2$",
-       title="Figure F.5.1: XOR")
+ax.plot(
+    xs_line,
+    -b_best * np.sqrt(2) - xs_line,
+    color="tab:blue",
+    label=f"a best line ({best:.2f})",
+)
+ax.set(
+    xlim=(-0.5, 1.5),
+    ylim=(-0.5, 1.5),
+    aspect="equal",
+    xlabel="$x_1$",
+    ylabel="$x_2$",
+    title="Figure F.5.1: XOR",
+)
 ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
 plt.show()
 verify("C5-03")
@@ -177,16 +210,28 @@ xor_playground.static_view(steps=300, max_frames=12 if FAST else 40)
 # `layers.collapse_linear` multiplies out any chain of linear layers.
 
 # %%
-W1, b1, w2, b2 = rng.standard_normal((5, 3)), rng.standard_normal(5), rng.standard_normal(5), 0.7
+W1, b1, w2, b2 = (
+    rng.standard_normal((5, 3)),
+    rng.standard_normal(5),
+    rng.standard_normal(5),
+    0.7,
+)
 f1 = lambda v: W1 @ v + b1
 f2 = lambda h: w2 @ h + b2
 A_, c_ = w2 @ W1, w2 @ b1 + b2
 x3 = rng.standard_normal(3)
-print(f"(f2 ∘ f1)(x) = {layers.compose(f2, f1)(x3):.12f};  A x + c = {A_ @ x3 + c_:.12f}")
+print(
+    f"(f2 ∘ f1)(x) = {layers.compose(f2, f1)(x3):.12f};  A x + c = {A_ @ x3 + c_:.12f}"
+)
 chain = layers.mlp_init([3, 8, 2, 6, 4], seed=0, scheme="glorot")
 one = layers.collapse_linear(chain)
-print("4 linear layers, widths 3-8-2-6-4, collapse into W", one["W"].shape, "of rank",
-      np.linalg.matrix_rank(one["W"]), "(the narrowest width is 2)")
+print(
+    "4 linear layers, widths 3-8-2-6-4, collapse into W",
+    one["W"].shape,
+    "of rank",
+    np.linalg.matrix_rank(one["W"]),
+    "(the narrowest width is 2)",
+)
 verify("C5-04")
 
 # %% [markdown]
@@ -199,17 +244,29 @@ verify("C5-04")
 
 # %%
 xs = np.linspace(-1, 1, 201)
-abs_net = [{"W": np.array([[1.0, -1.0]]), "b": np.zeros(2)}, {"W": np.ones((2, 1)), "b": np.zeros(1)}]
+abs_net = [
+    {"W": np.array([[1.0, -1.0]]), "b": np.zeros(2)},
+    {"W": np.ones((2, 1)), "b": np.zeros(1)},
+]
 line_fit = np.polyval(np.polyfit(xs, np.abs(xs), 1), xs)
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.plot(xs, np.abs(xs), "k", lw=3, alpha=0.3, label="|x|")
-ax.plot(xs, layers.mlp_forward(abs_net, xs[:, None])[:, 0], "tab:red", label="2 ReLU units")
+ax.plot(
+    xs, layers.mlp_forward(abs_net, xs[:, None])[:, 0], "tab:red", label="2 ReLU units"
+)
 ax.plot(xs, line_fit, "tab:blue", label="best affine fit")
 ax.set(xlabel="x", title="a hidden layer with a non-linearity does not collapse")
 ax.legend()
 plt.show()
 s_demo = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
-print("ReLU:", act.relu(s_demo), "| s·𝕀[s ≥ 0]:", s_demo * (s_demo >= 0), "| torch:", torch.relu(torch.tensor(s_demo)).numpy())
+print(
+    "ReLU:",
+    act.relu(s_demo),
+    "| s·𝕀[s ≥ 0]:",
+    s_demo * (s_demo >= 0),
+    "| torch:",
+    torch.relu(torch.tensor(s_demo)).numpy(),
+)
 verify("C5-05", "C5-06")
 
 # %% [markdown]
@@ -237,10 +294,16 @@ for k, p in enumerate(mlp):
     pre = H @ p["W"] + p["b"]
     H = act.relu(pre) if k < len(mlp) - 1 else pre
     kind = "hidden" if k < len(mlp) - 1 else "output"
-    print(f"{kind} layer {k + 1}: W {p['W'].shape}, b {p['b'].shape} -> activations {H.shape}"
-          f" ({layers.fc_param_count(*p['W'].shape)} parameters)")
-print("total:", layers.mlp_param_count([64, 32, 16, 10]), "parameters; same as layers.mlp_forward:",
-      np.allclose(H, layers.mlp_forward(mlp, X_dig[:5])))
+    print(
+        f"{kind} layer {k + 1}: W {p['W'].shape}, b {p['b'].shape} -> activations {H.shape}"
+        f" ({layers.fc_param_count(*p['W'].shape)} parameters)"
+    )
+print(
+    "total:",
+    layers.mlp_param_count([64, 32, 16, 10]),
+    "parameters; same as layers.mlp_forward:",
+    np.allclose(H, layers.mlp_forward(mlp, X_dig[:5])),
+)
 
 # %% [markdown]
 # ### Box 5.1 and `Sequential`
@@ -256,12 +319,26 @@ print("total:", layers.mlp_param_count([64, 32, 16, 10]), "parameters; same as l
 # pre-activations grow with the input width.
 
 # %%
-model_box = nn.Sequential(layers.FullyConnectedLayer(3, 5), layers.FullyConnectedLayer(5, 4, seed=1))
+model_box = nn.Sequential(
+    layers.FullyConnectedLayer(3, 5), layers.FullyConnectedLayer(5, 4, seed=1)
+)
 print(model_box)
-print("parameters:", [tuple(p.shape) for p in model_box.parameters()], "=", sum(p.numel() for p in model_box.parameters()))
+print(
+    "parameters:",
+    [tuple(p.shape) for p in model_box.parameters()],
+    "=",
+    sum(p.numel() for p in model_box.parameters()),
+)
 with torch.no_grad():
     out_box = model_box(torch.randn(1000, 3))
-print("output", tuple(out_box.shape), "| smallest output:", out_box.min().item(), "| share of exact zeros:", (out_box == 0).float().mean().item())
+print(
+    "output",
+    tuple(out_box.shape),
+    "| smallest output:",
+    out_box.min().item(),
+    "| share of exact zeros:",
+    (out_box == 0).float().mean().item(),
+)
 verify("C5-07", "C5-08")
 
 # %%
@@ -274,9 +351,22 @@ for c in widths:
         variances[name].append((Xc @ Wc).var())
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for name, v in variances.items():
-    ax.loglog(widths, v, "o-", label={"normal": "N(0, 1) (Box 5.1)", "lecun": "LeCun, var 1/c", "he": "He, var 2/c"}[name])
+    ax.loglog(
+        widths,
+        v,
+        "o-",
+        label={
+            "normal": "N(0, 1) (Box 5.1)",
+            "lecun": "LeCun, var 1/c",
+            "he": "He, var 2/c",
+        }[name],
+    )
 ax.loglog(widths, widths, "k:", lw=1, label="c")
-ax.set(xlabel="input width c", ylabel="variance of XW", title="pre-activation variance at initialisation")
+ax.set(
+    xlabel="input width c",
+    ylabel="variance of XW",
+    title="pre-activation variance at initialisation",
+)
 ax.legend(fontsize=8)
 plt.show()
 verify("C5-09")
@@ -289,9 +379,16 @@ verify("C5-09")
 # %%
 bigger = nn.Sequential(model_box, layers.FullyConnectedLayer(4, 2, seed=2))
 print("nested model:", sum(p.numel() for p in bigger.parameters()), "parameters")
-ours = layers.Sequential(layers.Sequential(layers.FullyConnected(3, 5), layers.FullyConnected(5, 4)),
-                         layers.FullyConnected(4, 2, phi=None))
-print("alice_lab.layers.Sequential:", ours.n_params, "parameters, output", ours(np.ones((7, 3))).shape)
+ours = layers.Sequential(
+    layers.Sequential(layers.FullyConnected(3, 5), layers.FullyConnected(5, 4)),
+    layers.FullyConnected(4, 2, phi=None),
+)
+print(
+    "alice_lab.layers.Sequential:",
+    ours.n_params,
+    "parameters, output",
+    ours(np.ones((7, 3))).shape,
+)
 verify("C5-10")
 
 # %% [markdown]
@@ -310,13 +407,30 @@ from alice_lab.claims.ch05_composition import train_moons
 
 theta, X_moon, y_moon = train_moons(seed=0)
 perm = np.random.default_rng(511).permutation(8)
-theta_perm = [{"W": theta[0]["W"][:, perm], "b": theta[0]["b"][perm]}, {"W": theta[1]["W"][perm], "b": theta[1]["b"]}]
+theta_perm = [
+    {"W": theta[0]["W"][:, perm], "b": theta[0]["b"][perm]},
+    {"W": theta[1]["W"][perm], "b": theta[1]["b"]},
+]
 ts = np.linspace(-0.25, 1.25, 61)
-path_loss = [layers.mlp_value_and_grad([{k: (1 - t) * a[k] + t * b[k] for k in a} for a, b in zip(theta, theta_perm, strict=True)], X_moon, y_moon)[0] for t in ts]
+path_loss = [
+    layers.mlp_value_and_grad(
+        [
+            {k: (1 - t) * a[k] + t * b[k] for k in a}
+            for a, b in zip(theta, theta_perm, strict=True)
+        ],
+        X_moon,
+        y_moon,
+    )[0]
+    for t in ts
+]
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.plot(ts, path_loss)
 ax.plot([0, 1], [path_loss[10], path_loss[50]], "o", color="tab:red")
-ax.set(xlabel="t in (1 − t)·θ + t·perm(θ)", ylabel="training loss", title="two equivalent minima, a bump between")
+ax.set(
+    xlabel="t in (1 − t)·θ + t·perm(θ)",
+    ylabel="training loss",
+    title="two equivalent minima, a bump between",
+)
 plt.show()
 verify("C5-11")
 
@@ -336,9 +450,16 @@ xs = np.linspace(-0.2, 1.2, 1401)
 fig, ax = plt.subplots(figsize=(6, 3.2))
 ax.plot(xs, g_target(xs), "k", lw=3, alpha=0.3, label="g = sin(2πx)")
 for N in (5, 20, 100):
-    f_N = layers.mlp_forward(layers.sigmoid_staircase(g_target, N), xs[:, None], phi="sigmoid")[:, 0]
+    f_N = layers.mlp_forward(
+        layers.sigmoid_staircase(g_target, N), xs[:, None], phi="sigmoid"
+    )[:, 0]
     inside = (xs >= 0) & (xs <= 1)
-    ax.plot(xs, f_N, lw=1.2, label=f"N = {N}: max error on [0, 1] {np.abs(f_N - g_target(xs))[inside].max():.3f}")
+    ax.plot(
+        xs,
+        f_N,
+        lw=1.2,
+        label=f"N = {N}: max error on [0, 1] {np.abs(f_N - g_target(xs))[inside].max():.3f}",
+    )
 ax.axvspan(-0.2, 0, color="0.9")
 ax.axvspan(1, 1.2, color="0.9")
 ax.set(xlabel="x", title="one hidden layer of N sigmoids (grey: outside the domain)")
@@ -390,7 +511,11 @@ for r in rs:
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ax.loglog(rs, var_r, "o-", label="mini-batch gradient")
 ax.loglog(rs, var_r[0] / rs, "k:", label="1/r")
-ax.set(xlabel="mini-batch size r", ylabel="total variance", title="the gradient estimate sharpens like 1/r")
+ax.set(
+    xlabel="mini-batch size r",
+    ylabel="total variance",
+    title="the gradient estimate sharpens like 1/r",
+)
 ax.legend()
 plt.show()
 verify("C5-15")
@@ -408,10 +533,20 @@ verify("C5-15")
 # %%
 order, batch_id = minibatch_sgd.schedule(40, 8, 3, seed=0)
 fig, ax = plt.subplots(figsize=(8, 2.4))
-minibatch_sgd.draw_strip(ax, order, batch_id, "Figure F.5.2: n = 40 shuffled examples, mini-batches of r = 8")
+minibatch_sgd.draw_strip(
+    ax, order, batch_id, "Figure F.5.2: n = 40 shuffled examples, mini-batches of r = 8"
+)
 for e in range(3):
     for k in range(5):
-        ax.text(8 * k + 3.5, e, f"batch {batch_id[e, 8 * k]}", ha="center", va="center", color="white", fontsize=8)
+        ax.text(
+            8 * k + 3.5,
+            e,
+            f"batch {batch_id[e, 8 * k]}",
+            ha="center",
+            va="center",
+            color="white",
+            fontsize=8,
+        )
 plt.show()
 verify("C5-16")
 
@@ -436,8 +571,18 @@ dataset = TensorDataset(torch.randn(1000, 3), torch.randn(1000, 1))
 dataloader = DataLoader(dataset, shuffle=True, batch_size=32)
 shapes = [(tuple(xb.shape), tuple(yb.shape)) for xb, yb in dataloader]
 print(f"{len(dataloader)} mini-batches; first {shapes[0]}, last {shapes[-1]}")
-print("with drop_last=True:", len(DataLoader(dataset, batch_size=32, drop_last=True)), "mini-batches")
-print("alice_lab.data.batches:", [Xb.shape for Xb, _ in data.batches(np.zeros((1000, 3)), np.zeros(1000), 32, seed=0)][-2:])
+print(
+    "with drop_last=True:",
+    len(DataLoader(dataset, batch_size=32, drop_last=True)),
+    "mini-batches",
+)
+print(
+    "alice_lab.data.batches:",
+    [
+        Xb.shape
+        for Xb, _ in data.batches(np.zeros((1000, 3)), np.zeros(1000), 32, seed=0)
+    ][-2:],
+)
 verify("C5-17", "E5-01", "C5-18")
 
 # %% [markdown]
@@ -461,7 +606,9 @@ ax1.legend(fontsize=7)
 fig.suptitle("mini-batch SGD on two moons (2-16-2 MLP, η = 0.2)")
 plt.show()
 for r, c in curves.items():
-    print(f"r = {r:>3}: {c.steps:>4} steps, final loss {c.epoch_loss[-1]:.3f}, accuracy {c.accuracy:.2f}")
+    print(
+        f"r = {r:>3}: {c.steps:>4} steps, final loss {c.epoch_loss[-1]:.3f}, accuracy {c.accuracy:.2f}"
+    )
 
 # %% [markdown]
 # ### Explore: the batch size
@@ -475,7 +622,9 @@ for r, c in curves.items():
 minibatch_sgd.live_view()
 
 # %%
-minibatch_sgd.static_view(sizes=(1, 10, 50, 200) if FAST else None, epochs=10 if FAST else 20)
+minibatch_sgd.static_view(
+    sizes=(1, 10, 50, 200) if FAST else None, epochs=10 if FAST else 20
+)
 
 # %% [markdown]
 # ### Data parallelism (Figure F.5.3)
@@ -494,12 +643,27 @@ for k, x0 in enumerate((0.3, 3.6, 6.9)):
     ax.add_patch(plt.Rectangle((x0, 2.6), 2.8, 1.4, fc="#dbe9f6", ec="k"))
     ax.text(x0 + 1.4, 3.55, f"device {k + 1}: copy of θ", ha="center", fontsize=9)
     ax.text(x0 + 1.4, 3.0, f"mini-batch {k + 1} → ∇L{k + 1}", ha="center", fontsize=9)
-    ax.annotate("", xy=(3.9 + 1.1 * k, 1.35), xytext=(x0 + 1.1, 2.6),
-                arrowprops={"arrowstyle": "->", "color": "tab:blue"})
-    ax.annotate("", xy=(x0 + 1.7, 2.6), xytext=(4.3 + 1.1 * k, 1.35),
-                arrowprops={"arrowstyle": "->", "color": "tab:red", "ls": "--"})
+    ax.annotate(
+        "",
+        xy=(3.9 + 1.1 * k, 1.35),
+        xytext=(x0 + 1.1, 2.6),
+        arrowprops={"arrowstyle": "->", "color": "tab:blue"},
+    )
+    ax.annotate(
+        "",
+        xy=(x0 + 1.7, 2.6),
+        xytext=(4.3 + 1.1 * k, 1.35),
+        arrowprops={"arrowstyle": "->", "color": "tab:red", "ls": "--"},
+    )
 ax.add_patch(plt.Rectangle((2.6, 0.05), 4.8, 1.3, fc="#fde2c8", ec="k"))
-ax.text(5, 0.7, "all-reduce: sum (or average) the gradients,\nsend the result back; every copy\ntakes the same step", ha="center", va="center", fontsize=8.5)
+ax.text(
+    5,
+    0.7,
+    "all-reduce: sum (or average) the gradients,\nsend the result back; every copy\ntakes the same step",
+    ha="center",
+    va="center",
+    fontsize=8.5,
+)
 ax.text(0.3, 1.9, "gradients (blue)", color="tab:blue", fontsize=8)
 ax.text(0.3, 1.6, "averaged gradient (red)", color="tab:red", fontsize=8)
 ax.set_title("Figure F.5.3: data-parallel SGD")
@@ -517,8 +681,13 @@ _, g_full = layers.mlp_value_and_grad(p_mb, X_mb, y_mb)
 for k in (2, 3, 5):
     shards = list(zip(np.array_split(X_mb, k), np.array_split(y_mb, k), strict=True))
     _, g_k = optim.data_parallel_grad(layers.mlp_value_and_grad, p_mb, shards)
-    gap = max(np.abs(a - b).max() for a, b in zip(optim.tree_leaves(g_k), optim.tree_leaves(g_full), strict=True))
-    print(f"{k} shards of sizes {[len(s[1]) for s in shards]}: max |average − full gradient| = {gap:.1e}")
+    gap = max(
+        np.abs(a - b).max()
+        for a, b in zip(optim.tree_leaves(g_k), optim.tree_leaves(g_full), strict=True)
+    )
+    print(
+        f"{k} shards of sizes {[len(s[1]) for s in shards]}: max |average − full gradient| = {gap:.1e}"
+    )
 verify("C5-19")
 
 # %% [markdown]
@@ -527,6 +696,7 @@ verify("C5-19")
 # gradient on its half of the mini-batch and `all_reduce` sums them; the average equals
 # the gradient of the whole mini-batch in a single process. (Lab 5 trains a network this
 # way.)
+
 
 # %%
 def ddp_gradients(rank, world_size, params, shards):
@@ -545,12 +715,24 @@ def ddp_gradients(rank, world_size, params, shards):
     return grads
 
 
-per_rank = optim.run_data_parallel(ddp_gradients, p_mb, [(X_mb[:48], y_mb[:48]), (X_mb[48:], y_mb[48:])], world_size=2, timeout=120)
+per_rank = optim.run_data_parallel(
+    ddp_gradients,
+    p_mb,
+    [(X_mb[:48], y_mb[:48]), (X_mb[48:], y_mb[48:])],
+    world_size=2,
+    timeout=120,
+)
 model_single = layers.to_torch(p_mb)
 F.cross_entropy(model_single(torch.tensor(X_mb)), torch.tensor(y_mb)).backward()
 single = [p.grad.numpy() for p in model_single.parameters()]
-gap = max(np.abs(a - b).max() for grads in per_rank for a, b in zip(grads, single, strict=True))
-print(f"2 gloo processes, 48 examples each: max |all-reduced − single-process gradient| < 1e-12: {gap < 1e-12}")
+gap = max(
+    np.abs(a - b).max()
+    for grads in per_rank
+    for a, b in zip(grads, single, strict=True)
+)
+print(
+    f"2 gloo processes, 48 examples each: max |all-reduced − single-process gradient| < 1e-12: {gap < 1e-12}"
+)
 
 # %% [markdown]
 # ## 5.4 Activation functions
@@ -567,7 +749,11 @@ for s0 in (1.5, 1.1, 0.9, 0.5):
     ax.semilogy(depth, [abs(s0) ** (3.0**l) for l in depth], "o-", label=f"s = {s0}")
 ax.axhline(np.finfo(np.float32).max, color="k", ls=":", lw=1)
 ax.axhline(np.finfo(np.float32).smallest_subnormal, color="k", ls=":", lw=1)
-ax.set(xlabel="layers of s³", ylabel="|activation|", title="s³ stacked: float32 range dotted")
+ax.set(
+    xlabel="layers of s³",
+    ylabel="|activation|",
+    title="s³ stacked: float32 range dotted",
+)
 ax.legend(fontsize=8)
 plt.show()
 verify("C5-20")
@@ -596,7 +782,9 @@ ax.plot([0], [0.5], "ko")
 ax.set(xlabel="s", title="the generalised sigmoid tends to the step (except at 0)")
 ax.legend(fontsize=8)
 plt.show()
-print("σ(a·0) for a = 1, 1e3, 1e9:", [float(act.sigmoid(0.0, a_)) for a_ in (1, 1e3, 1e9)])
+print(
+    "σ(a·0) for a = 1, 1e3, 1e9:", [float(act.sigmoid(0.0, a_)) for a_ in (1, 1e3, 1e9)]
+)
 verify("C5-21", "C5-22", "E5-03")
 
 # %% [markdown]
@@ -610,7 +798,9 @@ verify("C5-21", "C5-22", "E5-03")
 # ```
 
 # %%
-print(f"tanh(1) = {np.tanh(1.0):.6f};  2σ(2) − 1 = {2 * float(act.sigmoid(2.0)) - 1:.6f};  2σ(1) − 1 = {2 * float(act.sigmoid(1.0)) - 1:.6f} = tanh(1/2) = {np.tanh(0.5):.6f}")
+print(
+    f"tanh(1) = {np.tanh(1.0):.6f};  2σ(2) − 1 = {2 * float(act.sigmoid(2.0)) - 1:.6f};  2σ(1) − 1 = {2 * float(act.sigmoid(1.0)) - 1:.6f} = tanh(1/2) = {np.tanh(0.5):.6f}"
+)
 verify("C5-23", "E5-02")
 
 # %% [markdown]
@@ -627,7 +817,9 @@ print(f"fraction of exact zeros after ReLU: {np.mean(act.relu(pre_act) == 0):.3f
 prelu_mod = act.PReLU(num_parameters=6)
 out_p = prelu_mod(torch.tensor(pre_act, dtype=torch.float32))
 out_p.sum().backward()
-print(f"PReLU(6): {sum(p.numel() for p in prelu_mod.parameters())} parameters, α = {prelu_mod.alpha.detach().numpy().round(2)}, ∂/∂α = {prelu_mod.alpha.grad.numpy().round(1)}")
+print(
+    f"PReLU(6): {sum(p.numel() for p in prelu_mod.parameters())} parameters, α = {prelu_mod.alpha.detach().numpy().round(2)}, ∂/∂α = {prelu_mod.alpha.grad.numpy().round(1)}"
+)
 verify("C5-24", "C5-25")
 
 # %% [markdown]
@@ -656,8 +848,10 @@ verify("C5-26", "C5-27")
 for name in ("silu", "gelu"):
     vals = act.get(name)(s_grid)
     k = np.argmin(vals)
-    print(f"{name}: minimum {vals[k]:.4f} at s = {s_grid[k]:.3f}; torch agrees to "
-          f"{np.abs(vals - getattr(F, name)(torch.tensor(s_grid)).numpy()).max():.0e}")
+    print(
+        f"{name}: minimum {vals[k]:.4f} at s = {s_grid[k]:.3f}; torch agrees to "
+        f"{np.abs(vals - getattr(F, name)(torch.tensor(s_grid)).numpy()).max():.0e}"
+    )
 verify("C5-28", "C5-29")
 
 # %% [markdown]
@@ -665,8 +859,13 @@ verify("C5-28", "C5-29")
 # $\alpha = 0.1$ so that its slope shows).
 
 # %%
-panels = [("ReLU", act.relu(s_grid)), ("LeakyReLU (α = 0.1)", act.leaky_relu(s_grid, 0.1)),
-          ("Softplus", act.softplus(s_grid)), ("ELU", act.elu(s_grid)), ("GELU", act.gelu(s_grid))]
+panels = [
+    ("ReLU", act.relu(s_grid)),
+    ("LeakyReLU (α = 0.1)", act.leaky_relu(s_grid, 0.1)),
+    ("Softplus", act.softplus(s_grid)),
+    ("ELU", act.elu(s_grid)),
+    ("GELU", act.gelu(s_grid)),
+]
 fig, axes = plt.subplots(1, 5, figsize=(12, 2.8), sharey=True, layout="constrained")
 for ax, (title, vals) in zip(axes, panels, strict=True):
     ax.axhline(0, color="0.8", lw=0.8)
@@ -715,7 +914,12 @@ fig, ax = plt.subplots(figsize=(6, 3.2))
 ax.plot(s_fit, target, "k", lw=3, alpha=0.3, label="target")
 ax.plot(s_fit, act.kaf(s_fit, alpha_ls, grid_kaf, 2.0), label="KAF, 13 Gaussians")
 ax.plot(s_fit, act.apl(s_fit, alpha_apl, hinges), label="APL, 12 hinges")
-ax.plot(s_fit, act.trainable_swish(s_fit, 8.0, 0.0, 1.0, 0.0), ":", label="Trainable-Swish (8, 0, 1, 0)")
+ax.plot(
+    s_fit,
+    act.trainable_swish(s_fit, 8.0, 0.0, 1.0, 0.0),
+    ":",
+    label="Trainable-Swish (8, 0, 1, 0)",
+)
 ax.set(xlabel="s", title="non-parametric activations: linear in α")
 ax.legend(fontsize=7)
 plt.show()
@@ -745,11 +949,27 @@ verify("C5-37")
 # %%
 Xv = rng.standard_normal((4, 6))
 Wg1, Wg2 = rng.standard_normal((6, 3)), rng.standard_normal((6, 3))
-print("GLU   ", act.glu(Xv, Wg1, Wg2).shape, "| torch F.glu:", np.allclose(act.glu(Xv, Wg1, Wg2), F.glu(torch.tensor(np.concatenate([Xv @ Wg2, Xv @ Wg1], 1)), dim=-1).numpy()))
+print(
+    "GLU   ",
+    act.glu(Xv, Wg1, Wg2).shape,
+    "| torch F.glu:",
+    np.allclose(
+        act.glu(Xv, Wg1, Wg2),
+        F.glu(torch.tensor(np.concatenate([Xv @ Wg2, Xv @ Wg1], 1)), dim=-1).numpy(),
+    ),
+)
 print("SwiGLU", act.swiglu(Xv, Wg1, Wg2).shape)
 Wm, bm = rng.standard_normal((2, 6, 3)), rng.standard_normal((2, 3))
 print("maxout", layers.maxout(Xv, Wm, bm).shape, f"({2 * 7 * 3} parameters for k = 2)")
-print("KAN   ", layers.kan_layer(Xv, rng.standard_normal((6, 3, 5)), layers.gaussian_basis(np.linspace(-2, 2, 5), 1.0)).shape, f"({6 * 3 * 5} parameters with 5 Gaussians per edge)")
+print(
+    "KAN   ",
+    layers.kan_layer(
+        Xv,
+        rng.standard_normal((6, 3, 5)),
+        layers.gaussian_basis(np.linspace(-2, 2, 5), 1.0),
+    ).shape,
+    f"({6 * 3 * 5} parameters with 5 Gaussians per edge)",
+)
 verify("C5-33", "C5-34", "C5-35", "C5-36")
 
 # %% [markdown]
@@ -766,18 +986,25 @@ verify("C5-33", "C5-34", "C5-35", "C5-36")
 # same code runs with the copy a no-op.
 
 # %%
-X_tr, X_te, y_tr, y_te = data.train_test_split(X_dig, y_dig, test_size=0.25, seed=0, stratify=True)
+X_tr, X_te, y_tr, y_te = data.train_test_split(
+    X_dig, y_dig, test_size=0.25, seed=0, stratify=True
+)
 train_set = TensorDataset(torch.tensor(X_tr, dtype=torch.float32), torch.tensor(y_tr))
 test_set = TensorDataset(torch.tensor(X_te, dtype=torch.float32), torch.tensor(y_te))
-train_loader = DataLoader(train_set, batch_size=64, shuffle=True, pin_memory=DEVICE.type == "cuda")
+train_loader = DataLoader(
+    train_set, batch_size=64, shuffle=True, pin_memory=DEVICE.type == "cuda"
+)
 test_loader = DataLoader(test_set, batch_size=256)
 ours_shapes = [tuple(Xb.shape) for Xb, _ in data.batches(X_tr, y_tr, 64, seed=0)]
 torch_shapes = [tuple(xb.shape) for xb, _ in train_loader]
-print(f"DataLoader: {len(torch_shapes)} batches, last {torch_shapes[-1]}; alice_lab: {len(ours_shapes)} batches, last {ours_shapes[-1]}")
+print(
+    f"DataLoader: {len(torch_shapes)} batches, last {torch_shapes[-1]}; alice_lab: {len(ours_shapes)} batches, last {ours_shapes[-1]}"
+)
 
 # %% [markdown]
 # **Models.** The same MLP (64 → 128 → 10) twice: with `nn.Sequential`, and by
 # subclassing `nn.Module`, which is how layers with custom logic are written.
+
 
 # %%
 class DigitsMLP(nn.Module):
@@ -793,15 +1020,28 @@ class DigitsMLP(nn.Module):
 torch.manual_seed(0)
 seq_model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)).to(DEVICE)
 mod_model = DigitsMLP().to(DEVICE)
-mod_model.load_state_dict({"hidden.weight": seq_model[0].weight, "hidden.bias": seq_model[0].bias,
-                           "out.weight": seq_model[2].weight, "out.bias": seq_model[2].bias})
+mod_model.load_state_dict(
+    {
+        "hidden.weight": seq_model[0].weight,
+        "hidden.bias": seq_model[0].bias,
+        "out.weight": seq_model[2].weight,
+        "out.bias": seq_model[2].bias,
+    }
+)
 xb0 = next(iter(test_loader))[0].to(DEVICE)
-print("parameters:", sum(p.numel() for p in seq_model.parameters()), "=", layers.mlp_param_count([64, 128, 10]),
-      "| Sequential and Module agree:", torch.equal(seq_model(xb0), mod_model(xb0)))
+print(
+    "parameters:",
+    sum(p.numel() for p in seq_model.parameters()),
+    "=",
+    layers.mlp_param_count([64, 128, 10]),
+    "| Sequential and Module agree:",
+    torch.equal(seq_model(xb0), mod_model(xb0)),
+)
 
 # %% [markdown]
 # **The quick-start loop**: a training function that runs one epoch over the loader and
 # a test function that reports the accuracy.
+
 
 # %%
 def train_loop(loader, model, loss_fn, optimizer):
@@ -832,7 +1072,9 @@ optimizer = torch.optim.SGD(seq_model.parameters(), lr=0.5)
 for epoch in range(3 if FAST else 10):
     last = train_loop(train_loader, seq_model, nn.CrossEntropyLoss(), optimizer)
     acc, test_loss = test_loop(test_loader, seq_model, nn.CrossEntropyLoss())
-    print(f"epoch {epoch + 1}: last mini-batch loss {last:.3f}, test loss {test_loss:.3f}, accuracy {acc:.3f}")
+    print(
+        f"epoch {epoch + 1}: last mini-batch loss {last:.3f}, test loss {test_loss:.3f}, accuracy {acc:.3f}"
+    )
 
 # %% [markdown]
 # **Hugging Face Datasets** wraps in-memory data with the same shuffling and splitting
@@ -846,11 +1088,15 @@ import importlib.util
 if importlib.util.find_spec("datasets") is not None:
     import datasets
 
-    hf = datasets.Dataset.from_dict({"x": X_tr.tolist(), "y": y_tr.tolist()}).with_format("numpy")
+    hf = datasets.Dataset.from_dict(
+        {"x": X_tr.tolist(), "y": y_tr.tolist()}
+    ).with_format("numpy")
     split = hf.train_test_split(test_size=0.2, seed=0)
     print(split)
 else:
-    print("Hugging Face `datasets` is not installed: skipped (pip install datasets to try it).")
+    print(
+        "Hugging Face `datasets` is not installed: skipped (pip install datasets to try it)."
+    )
 
 # %% [markdown]
 # **JAX** has no layers of its own: a model is a pure function of a pytree of
@@ -861,6 +1107,7 @@ else:
 # `layers.mlp_value_and_grad`) and in PyTorch (autograd and `torch.optim.SGD`) lands on
 # the same parameters.
 
+
 # %%
 def ce_loss(params, xb, yb):
     logits = layers.mlp_forward(params, xb)
@@ -870,7 +1117,13 @@ def ce_loss(params, xb, yb):
 p_init = layers.mlp_init([64, 32, 10], seed=7)
 kw = {"lr": 0.5, "batch_size": 64, "epochs": 1 if FAST else 3, "seed": 0}
 res_np = optim.sgd(layers.mlp_value_and_grad, p_init, X_tr, y_tr, **kw)
-res_jax = optim.sgd(jax.jit(jax.value_and_grad(ce_loss)), layers.params_to(p_init, "jax"), jnp.asarray(X_tr), jnp.asarray(y_tr), **kw)
+res_jax = optim.sgd(
+    jax.jit(jax.value_and_grad(ce_loss)),
+    layers.params_to(p_init, "jax"),
+    jnp.asarray(X_tr),
+    jnp.asarray(y_tr),
+    **kw,
+)
 net_t = layers.to_torch(p_init)
 opt_t = torch.optim.SGD(net_t.parameters(), lr=kw["lr"])
 for epoch in range(kw["epochs"]):
@@ -880,8 +1133,15 @@ for epoch in range(kw["epochs"]):
         opt_t.step()
 res_t = layers.from_torch(net_t)
 for name, p in (("JAX", res_jax.params), ("PyTorch", res_t)):
-    gap = max(np.abs(to_numpy(a) - b).max() for a, b in zip(optim.tree_leaves(p), optim.tree_leaves(res_np.params), strict=True))
-    print(f"{name:>7} vs NumPy after {res_np.steps} steps: max parameter difference {gap:.1e}")
+    gap = max(
+        np.abs(to_numpy(a) - b).max()
+        for a, b in zip(
+            optim.tree_leaves(p), optim.tree_leaves(res_np.params), strict=True
+        )
+    )
+    print(
+        f"{name:>7} vs NumPy after {res_np.steps} steps: max parameter difference {gap:.1e}"
+    )
 acc_np = np.mean(layers.mlp_forward(res_np.params, X_te).argmax(1) == y_te)
 print(f"test accuracy: {acc_np:.3f}")
 

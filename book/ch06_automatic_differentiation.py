@@ -46,8 +46,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -135,19 +141,35 @@ verify("C6-01")
 
 # %%
 n, c2, c2_out = 4, 3, 2
-X1, W1, b1 = rng.standard_normal((n, c2)), rng.standard_normal((c2, c2_out)), rng.standard_normal(c2_out)
+X1, W1, b1 = (
+    rng.standard_normal((n, c2)),
+    rng.standard_normal((c2, c2_out)),
+    rng.standard_normal(c2_out),
+)
 JX = ad.jacobian(lambda Z: Z @ W1 + b1, X1)
 JW = ad.jacobian(lambda V: X1 @ V + b1, W1)
 print("input Jacobian", JX.shape, "-> flattened", JX.reshape(n * c2_out, n * c2).shape)
-print("weight Jacobian", JW.shape, "-> flattened", JW.reshape(n * c2_out, c2 * c2_out).shape)
-print(f"non-zero fraction of the input Jacobian: {np.count_nonzero(JX) / JX.size:.2f} = 1/n")
+print(
+    "weight Jacobian",
+    JW.shape,
+    "-> flattened",
+    JW.reshape(n * c2_out, c2 * c2_out).shape,
+)
+print(
+    f"non-zero fraction of the input Jacobian: {np.count_nonzero(JX) / JX.size:.2f} = 1/n"
+)
 floats = (32 * 1024) ** 2
-print(f"n = 32, c = c' = 1024: {floats:,} floats = {floats * 4 / 1e9:.1f} GB in float32")
+print(
+    f"n = 32, c = c' = 1024: {floats:,} floats = {floats * 4 / 1e9:.1f} GB in float32"
+)
 
 fig, ax = plt.subplots(figsize=(4.5, 3.6))
 im = ax.imshow(JX.reshape(n * c2_out, n * c2), cmap="RdBu", vmin=-2.5, vmax=2.5)
-ax.set(title="flattened input Jacobian of XW + b (n = 4)", xlabel="input entry (n·c)",
-       ylabel="output entry (n·c′)")
+ax.set(
+    title="flattened input Jacobian of XW + b (n = 4)",
+    xlabel="input entry (n·c)",
+    ylabel="output entry (n·c′)",
+)
 fig.colorbar(im, ax=ax)
 plt.show()
 verify("C6-02", "C6-03")
@@ -173,7 +195,9 @@ verify("C6-02", "C6-03")
 
 # %%
 print("∇ of sum(h) at a random h:", ad.grad(lambda h: h.sum())(rng.standard_normal(5)))
-fs, x_tr, ws_tr = trace.random_trace((4, 5, 3), seed=0)  # FC(4→5), FC(5→3), squared loss
+fs, x_tr, ws_tr = trace.random_trace(
+    (4, 5, 3), seed=0
+)  # FC(4→5), FC(5→3), squared loss
 fwd, rev = trace.forward_mode(fs, x_tr, ws_tr), trace.reverse_mode(fs, x_tr, ws_tr)
 for i, (gf, gr) in enumerate(zip(fwd.grads[:-1], rev.grads[:-1], strict=True), start=1):
     print(f"w{i}: {gf.size} weights, |forward − reverse| = {np.abs(gf - gr).max():.1e}")
@@ -193,17 +217,32 @@ verify("C6-04", "C6-05")
 # %%
 x_fd = rng.standard_normal(10)
 g_fd, calls = numerical.numerical_grad(lambda z: np.sum(np.tanh(z) ** 2), x_fd)
-print(f"10 parameters: {calls} calls of f; max error vs the exact gradient "
-      f"{np.abs(g_fd - 2 * np.tanh(x_fd) * (1 - np.tanh(x_fd) ** 2)).max():.1e}")
+print(
+    f"10 parameters: {calls} calls of f; max error vs the exact gradient "
+    f"{np.abs(g_fd - 2 * np.tanh(x_fd) * (1 - np.tanh(x_fd) ** 2)).max():.1e}"
+)
 
 hs = np.logspace(-16, -1, 91)
 fig, ax = plt.subplots(figsize=(6.5, 4))
-for (scheme, dtype), color in {("forward", "float64"): "tab:blue", ("central", "float64"): "tab:green",
-                              ("forward", "float32"): "tab:orange", ("central", "float32"): "tab:red"}.items():
-    curve = numerical.fd_error_curve(np.sin, np.cos, 1.0, hs, scheme=scheme, dtype=dtype)
+for (scheme, dtype), color in {
+    ("forward", "float64"): "tab:blue",
+    ("central", "float64"): "tab:green",
+    ("forward", "float32"): "tab:orange",
+    ("central", "float32"): "tab:red",
+}.items():
+    curve = numerical.fd_error_curve(
+        np.sin, np.cos, 1.0, hs, scheme=scheme, dtype=dtype
+    )
     ok = np.isfinite(curve.error) & (curve.error > 0)
-    ax.loglog(curve.h[ok], curve.error[ok], color=color, label=f"{scheme}, {dtype} (best h ≈ {curve.best_h:.0e})")
-ax.set(xlabel="step h", ylabel="relative error", title="finite differences of sin at x = 1")
+    ax.loglog(
+        curve.h[ok],
+        curve.error[ok],
+        color=color,
+        label=f"{scheme}, {dtype} (best h ≈ {curve.best_h:.0e})",
+    )
+ax.set(
+    xlabel="step h", ylabel="relative error", title="finite differences of sin at x = 1"
+)
 ax.legend(fontsize=8)
 ax.grid(True, alpha=0.3)
 plt.show()
@@ -251,8 +290,12 @@ for r in rows:
     print(f"{r.k:>2} {r.program_ops:>8} {r.f_ops:>6} {r.df_ops:>8} {r.cse_ops:>10}")
 fig, ax = plt.subplots(figsize=(5.5, 3.5))
 ks = [r.k for r in rows]
-for attr, label in [("df_ops", "derivative as a formula"), ("f_ops", "f as a formula"),
-                    ("cse_ops", "f and derivative after CSE"), ("program_ops", "program (operations)")]:
+for attr, label in [
+    ("df_ops", "derivative as a formula"),
+    ("f_ops", "f as a formula"),
+    ("cse_ops", "f and derivative after CSE"),
+    ("program_ops", "program (operations)"),
+]:
     ax.semilogy(ks, [getattr(r, attr) for r in rows], "o-", label=label)
 ax.set(xlabel="nesting depth k", ylabel="operations", title="expression swell")
 ax.legend(fontsize=8)
@@ -274,8 +317,14 @@ A1, A2 = rng.standard_normal((4, 6)), rng.standard_normal((3, 4))
 f1 = lambda x: np.tanh(A1 @ x)
 f2 = lambda h: np.sin(A2 @ h) * h[:3]
 x_c = rng.standard_normal(6)
-J1, J2, J = ad.jacobian(f1, x_c), ad.jacobian(f2, f1(x_c)), ad.jacobian(lambda z: f2(f1(z)), x_c)
-print(f"{J2.shape} @ {J1.shape} = {(J2 @ J1).shape}; max |J − J2 J1| = {np.abs(J - J2 @ J1).max():.1e}")
+J1, J2, J = (
+    ad.jacobian(f1, x_c),
+    ad.jacobian(f2, f1(x_c)),
+    ad.jacobian(lambda z: f2(f1(z)), x_c),
+)
+print(
+    f"{J2.shape} @ {J1.shape} = {(J2 @ J1).shape}; max |J − J2 J1| = {np.abs(J - J2 @ J1).max():.1e}"
+)
 verify("C6-09")
 
 # %% [markdown]
@@ -301,7 +350,12 @@ verify("C6-09")
 z = ad.Dual(2.0, 1.0) * ad.Dual(3.0, 0.5)
 print("(2 + ε)(3 + 0.5ε) =", z)
 d13 = ad.Dual(1.3, 1.0)  # x = 1.3 with tangent 1
-print("x sin x at x = 1.3 + ε:", d13 * np.sin(d13), "| exact derivative:", np.sin(1.3) + 1.3 * np.cos(1.3))
+print(
+    "x sin x at x = 1.3 + ε:",
+    d13 * np.sin(d13),
+    "| exact derivative:",
+    np.sin(1.3) + 1.3 * np.cos(1.3),
+)
 y_d, t_d = ad.jvp(lambda x: x * np.sin(x), np.array(1.3), np.array(1.0))
 print("ad.jvp gives the same:", float(t_d))
 
@@ -314,8 +368,15 @@ print("tangent updates for l primitives:", counts, "= l(l−1)/2")
 W_hat = ad.jacobian(lambda v: fs[0](x_tr, v), ws_tr[0])  # the tangent after one step
 print("1ᵀŴ is a row vector of shape", (np.ones((1, W_hat.shape[0])) @ W_hat).shape)
 for n_b in (2, 4, 8):
-    (g1, p1), (g2, p2) = trace.fc_primitive(3, 3, n=n_b), trace.fc_primitive(3, 3, n=n_b)
-    res = trace.forward_mode([g1, g2], rng.standard_normal(3 * n_b), [rng.standard_normal(p1), rng.standard_normal(p2)])
+    (g1, p1), (g2, p2) = (
+        trace.fc_primitive(3, 3, n=n_b),
+        trace.fc_primitive(3, 3, n=n_b),
+    )
+    res = trace.forward_mode(
+        [g1, g2],
+        rng.standard_normal(3 * n_b),
+        [rng.standard_normal(p1), rng.standard_normal(p2)],
+    )
     print(f"batch n = {n_b}: forward-mode multiply-adds {res.cost.multiply_adds:,}")
 verify("C6-10", "C6-11", "C6-12")
 
@@ -333,11 +394,16 @@ verify("C6-10", "C6-11", "C6-12")
 # %%
 fs5, x5, ws5 = trace.random_trace([6, 6, 6, 6, 6], seed=13)
 hs5 = trace.evaluate(fs5, x5, ws5)
-Jx5 = [ad.jacobian(lambda z, f=f, w=w: f(z, w), h) for f, w, h in zip(fs5, ws5, hs5[:-1], strict=True)]
+Jx5 = [
+    ad.jacobian(lambda z, f=f, w=w: f(z, w), h)
+    for f, w, h in zip(fs5, ws5, hs5[:-1], strict=True)
+]
 chain = [*Jx5[1:][::-1], ad.jacobian(lambda v: fs5[0](hs5[0], v), ws5[0])]
 left, cost_left = trace.chain_product(np.ones(6), chain, "left")
 right, cost_right = trace.chain_product(np.ones(6), chain, "right")
-print(f"same gradient: {np.allclose(left, right)}; multiply-adds left→right {cost_left}, right→left {cost_right}")
+print(
+    f"same gradient: {np.allclose(left, right)}; multiply-adds left→right {cost_left}, right→left {cost_right}"
+)
 verify("C6-13")
 
 # %% [markdown]
@@ -356,7 +422,9 @@ widths = (4, 5, 3)
 fs3, x3, ws3 = trace.random_trace(widths, seed=14)
 rev3 = trace.reverse_mode(fs3, x3, ws3)
 h_t = [torch.tensor(x3, requires_grad=True)]
-for (ci, co), w in zip(zip(widths[:-1], widths[1:], strict=False), ws3[:-1], strict=True):
+for (ci, co), w in zip(
+    zip(widths[:-1], widths[1:], strict=False), ws3[:-1], strict=True
+):
     wt = torch.tensor(w)
     h_t.append(torch.tanh(h_t[-1] @ wt[: ci * co].reshape(ci, co) + wt[ci * co :]))
     h_t[-1].retain_grad()
@@ -364,7 +432,9 @@ h_t.append(h_t[-1] ** 2)
 h_t[-1].retain_grad()
 h_t[-1].sum().backward()
 for i, (a_i, t_i) in enumerate(zip(rev3.adjoints, h_t, strict=True)):
-    print(f"h̃{i} {a_i.shape}: |ours − torch .grad| = {np.abs(a_i - t_i.grad.numpy()).max():.1e}")
+    print(
+        f"h̃{i} {a_i.shape}: |ours − torch .grad| = {np.abs(a_i - t_i.grad.numpy()).max():.1e}"
+    )
 verify("C6-14")
 
 # %% [markdown]
@@ -388,7 +458,9 @@ for depth in (2, 4, 8):
         h = torch.randn(16, 32, requires_grad=True)
         for _ in range(depth):
             h = torch.tanh(h @ torch.randn(32, 32))
-    print(f"depth {depth}: {len(saved)} tensors, {sum(saved):,} bytes saved for backward")
+    print(
+        f"depth {depth}: {len(saved)} tensors, {sum(saved):,} bytes saved for backward"
+    )
 verify("C6-15")
 
 # %% [markdown]
@@ -438,31 +510,77 @@ x_ck = rng.standard_normal((3, 5))
 ws_ck = [rng.standard_normal((5, 5)) / 2 for _ in range(4)]
 plain = checkpoint.checkpointed_gradients(blocks, x_ck, ws_ck)
 book = checkpoint.checkpointed_gradients(blocks, x_ck, ws_ck, stored=[1, 2, 4])
-print(f"store all: {plain.evaluations} evaluations, peak {plain.peak_stored} blocks of activations")
-print(f"store 1, 2, 4: {book.evaluations} evaluations ({book.evaluations / plain.evaluations:.2f}×), "
-      f"recomputed {book.recomputed}, peak {book.peak_stored}")
-print("gradients identical:", all(np.array_equal(a, b) for a, b in zip(plain.grads, book.grads, strict=True)))
+print(
+    f"store all: {plain.evaluations} evaluations, peak {plain.peak_stored} blocks of activations"
+)
+print(
+    f"store 1, 2, 4: {book.evaluations} evaluations ({book.evaluations / plain.evaluations:.2f}×), "
+    f"recomputed {book.recomputed}, peak {book.peak_stored}"
+)
+print(
+    "gradients identical:",
+    all(np.array_equal(a, b) for a, b in zip(plain.grads, book.grads, strict=True)),
+)
 print("events:", book.events)
 
 fig, axes = plt.subplots(1, 4, figsize=(13, 3), layout="constrained")
-panels = [("(a) forward, store 1, 2, 4", {"stored": [1, 2, 4], "arrows": "forward"}),
-          ("(b) backward stops at 3", {"stored": [1, 2, 4], "done": [4], "arrows": "backward"}),
-          ("(c) recompute 3 from 2", {"stored": [1, 2, 4], "done": [4], "recomputed": [3], "arrows": "forward"}),
-          ("(d) the backward pass completes", {"stored": [1, 2, 3, 4], "recomputed": [3], "done": [1, 2, 3, 4], "arrows": "backward"})]
+panels = [
+    ("(a) forward, store 1, 2, 4", {"stored": [1, 2, 4], "arrows": "forward"}),
+    (
+        "(b) backward stops at 3",
+        {"stored": [1, 2, 4], "done": [4], "arrows": "backward"},
+    ),
+    (
+        "(c) recompute 3 from 2",
+        {"stored": [1, 2, 4], "done": [4], "recomputed": [3], "arrows": "forward"},
+    ),
+    (
+        "(d) the backward pass completes",
+        {
+            "stored": [1, 2, 3, 4],
+            "recomputed": [3],
+            "done": [1, 2, 3, 4],
+            "arrows": "backward",
+        },
+    ),
+]
 for ax, (title, st) in zip(axes, panels, strict=True):
     for k in range(1, 5):
-        face = "tab:blue" if k in st["stored"] and k not in st.get("recomputed", []) else "white"
+        face = (
+            "tab:blue"
+            if k in st["stored"] and k not in st.get("recomputed", [])
+            else "white"
+        )
         hatch = "//" if k in st.get("recomputed", []) else None
-        ax.add_patch(plt.Rectangle((k - 0.4, 0.2), 0.8, 0.6, facecolor=face, edgecolor="k", hatch=hatch))
-        ax.text(k, 0.5, str(k), ha="center", va="center", color="w" if face != "white" else "k")
+        ax.add_patch(
+            plt.Rectangle(
+                (k - 0.4, 0.2), 0.8, 0.6, facecolor=face, edgecolor="k", hatch=hatch
+            )
+        )
+        ax.text(
+            k,
+            0.5,
+            str(k),
+            ha="center",
+            va="center",
+            color="w" if face != "white" else "k",
+        )
         if k in st.get("done", []):
             ax.plot([k], [1.05], "v", color="tab:red")
     style = {"forward": ("k", "->"), "backward": ("tab:red", "<-")}[st["arrows"]]
-    ax.annotate("", xy=(4.6, -0.05), xytext=(0.4, -0.05), arrowprops={"arrowstyle": style[1], "color": style[0]})
+    ax.annotate(
+        "",
+        xy=(4.6, -0.05),
+        xytext=(0.4, -0.05),
+        arrowprops={"arrowstyle": style[1], "color": style[0]},
+    )
     ax.set(xlim=(0.3, 4.7), ylim=(-0.2, 1.2))
     ax.set_title(title, fontsize=10)
     ax.set_axis_off()
-fig.suptitle("gradient checkpointing: filled = activations stored, hatched = recomputed, ▼ = gradient done", fontsize=11)
+fig.suptitle(
+    "gradient checkpointing: filled = activations stored, hatched = recomputed, ▼ = gradient done",
+    fontsize=11,
+)
 plt.show()
 
 calls = [0]
@@ -476,10 +594,21 @@ def block3(h, W):
 h_ck = torch.tensor(x_ck)
 tw = [torch.tensor(w, requires_grad=True) for w in ws_ck]
 for k, Wk in enumerate(tw, start=1):
-    h_ck = torch.utils.checkpoint.checkpoint(block3, h_ck, Wk, use_reentrant=False) if k == 3 else torch.tanh(h_ck @ Wk)
+    h_ck = (
+        torch.utils.checkpoint.checkpoint(block3, h_ck, Wk, use_reentrant=False)
+        if k == 3
+        else torch.tanh(h_ck @ Wk)
+    )
 h_ck.sum().backward()
-print("torch.utils.checkpoint ran block 3", calls[0], "times; same gradients as ours:",
-      all(np.allclose(g, t.grad.numpy(), rtol=1e-13) for g, t in zip(plain.grads, tw, strict=True)))
+print(
+    "torch.utils.checkpoint ran block 3",
+    calls[0],
+    "times; same gradients as ours:",
+    all(
+        np.allclose(g, t.grad.numpy(), rtol=1e-13)
+        for g, t in zip(plain.grads, tw, strict=True)
+    ),
+)
 verify("C6-16")
 
 # %% [markdown]
@@ -528,14 +657,20 @@ verify("C6-17", "C6-18")
 # against as many JVPs as there are parameters.
 
 # %%
-print(f"reverse mode on the trace: {rev.cost.vjp_calls} VJP calls, {rev.cost.jacobians_built} Jacobians built")
+print(
+    f"reverse mode on the trace: {rev.cost.vjp_calls} VJP calls, {rev.cost.jacobians_built} Jacobians built"
+)
 rows_r = ad.jacobian_from_vjps(g_v, x_v)
 cols_f = ad.jacobian_from_jvps(g_v, x_v)
-print(f"(3, 5) Jacobian: {rows_r.calls} VJP calls (rows) or {cols_f.calls} JVP calls (columns); "
-      f"equal: {np.allclose(rows_r.matrix, cols_f.matrix)}")
+print(
+    f"(3, 5) Jacobian: {rows_r.calls} VJP calls (rows) or {cols_f.calls} JVP calls (columns); "
+    f"equal: {np.allclose(rows_r.matrix, cols_f.matrix)}"
+)
 loss_v = lambda x: np.sum(np.tanh(W_v @ x) ** 2)
-print(f"scalar loss, 5 inputs: {ad.jacobian_from_vjps(loss_v, x_v).calls} VJP call vs "
-      f"{ad.jacobian_from_jvps(loss_v, x_v).calls} JVP calls")
+print(
+    f"scalar loss, 5 inputs: {ad.jacobian_from_vjps(loss_v, x_v).calls} VJP call vs "
+    f"{ad.jacobian_from_jvps(loss_v, x_v).calls} JVP calls"
+)
 verify("C6-19", "C6-20")
 
 # %% [markdown]
@@ -593,11 +728,19 @@ verify("E6-04", "C6-22", "C6-23")
 # diagonal matrix is never formed either.
 
 # %%
-Xb, Wb, Vb = rng.standard_normal((6, 4)), rng.standard_normal((4, 3)), rng.standard_normal((6, 3))
+Xb, Wb, Vb = (
+    rng.standard_normal((6, 4)),
+    rng.standard_normal((4, 3)),
+    rng.standard_normal((6, 3)),
+)
 dX, dW = ad.vjp(lambda X, W: X @ W, Xb, Wb)[1](Vb)
-print("dX = V Wᵀ:", np.allclose(dX, Vb @ Wb.T), "| dW = Xᵀ V:", np.allclose(dW, Xb.T @ Vb))
+print(
+    "dX = V Wᵀ:", np.allclose(dX, Vb @ Wb.T), "| dW = Xᵀ V:", np.allclose(dW, Xb.T @ Vb)
+)
 x_a = rng.standard_normal(5)
-print("Jacobian of ReLU:\n", ad.jacobian(ad.relu, x_a), "\nx > 0:", (x_a > 0).astype(int))
+print(
+    "Jacobian of ReLU:\n", ad.jacobian(ad.relu, x_a), "\nx > 0:", (x_a > 0).astype(int)
+)
 verify("C6-24", "C6-25")
 
 # %% [markdown]
@@ -618,7 +761,12 @@ arrows = [  # (tail, head, label, label position, colour)
     ((0.5, 0.3), (0.5, 0.05), f"vjp_w(v) {gW.shape}", (0.52, 0.1), "tab:red"),
 ]
 for tail, head, label, where, color in arrows:
-    ax.annotate("", xy=head, xytext=tail, arrowprops={"arrowstyle": "->", "color": color, "lw": 1.5})
+    ax.annotate(
+        "",
+        xy=head,
+        xytext=tail,
+        arrowprops={"arrowstyle": "->", "color": color, "lw": 1.5},
+    )
     ax.text(*where, label, color=color, fontsize=9)
 ax.set(xlim=(0, 1), ylim=(0, 1))
 ax.set_title("one primitive: forward (black) and its two VJPs (red)")
@@ -653,9 +801,16 @@ def f_box(x):
 grad_f = func.grad(f_box)
 print(grad_f(torch.randn(10)).shape)
 x10 = np.random.default_rng(1).standard_normal(10)
-print("jax.grad == 2x:", np.allclose(jax.grad(f_box)(x10), 2 * x10), "| ad.grad == 2x:", np.allclose(ad.grad(f_box)(x10), 2 * x10))
+print(
+    "jax.grad == 2x:",
+    np.allclose(jax.grad(f_box)(x10), 2 * x10),
+    "| ad.grad == 2x:",
+    np.allclose(ad.grad(f_box)(x10), 2 * x10),
+)
 y_f, vjp_f = ad.vjp(lambda x: np.tanh(W_v @ x), x_v)
-print(f"ad.vjp: f(x) {y_f.shape}, vjp_fn: {np.ones(3).shape} -> {vjp_f(np.ones(3)).shape}")
+print(
+    f"ad.vjp: f(x) {y_f.shape}, vjp_fn: {np.ones(3).shape} -> {vjp_f(np.ones(3)).shape}"
+)
 verify("C6-26", "C6-27")
 
 # %% [markdown]
@@ -687,7 +842,14 @@ H = jax.jit(jax.hessian(q))(x_v[:4])
 hvp = jax.jit(lambda x, v: jax.jvp(jax.grad(q), (x,), (v,))[1])(x_v[:4], v_v[:4])
 print("Hessian of xᵀAx == A + Aᵀ:", np.allclose(H, A_h + A_h.T))
 print("HVP via jvp(grad):", np.allclose(hvp, H @ v_v[:4]))
-print("torch.func:", [n for n in ("grad", "vjp", "jvp", "jacrev", "jacfwd", "vmap", "hessian") if hasattr(func, n)])
+print(
+    "torch.func:",
+    [
+        n
+        for n in ("grad", "vjp", "jvp", "jacrev", "jacfwd", "vmap", "hessian")
+        if hasattr(func, n)
+    ],
+)
 verify("C6-28", "C6-29")
 
 # %% [markdown]
@@ -696,10 +858,15 @@ verify("C6-28", "C6-29")
 # `torch.func.functional_call`.
 
 # %%
-model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2)).double()
+model = torch.nn.Sequential(
+    torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2)
+).double()
 params = dict(model.named_parameters())
 x_m = torch.randn(5, 4, dtype=torch.float64)
-print("functional_call == model(x):", torch.equal(func.functional_call(model, params, (x_m,)), model(x_m)))
+print(
+    "functional_call == model(x):",
+    torch.equal(func.functional_call(model, params, (x_m,)), model(x_m)),
+)
 verify("C6-30")
 
 # %% [markdown]
@@ -716,7 +883,12 @@ verify("C6-30")
 print(sorted(n for n in ad.PRIMITIVES if not n.endswith("_demo")))
 a_t = torch.tensor([1.0, 2.0], requires_grad=True)
 y_t = (a_t * 2).exp().sum()
-print("torch:  y.grad_fn =", y_t.grad_fn, "| next:", [type(f).__name__ for f, _ in y_t.grad_fn.next_functions])
+print(
+    "torch:  y.grad_fn =",
+    y_t.grad_fn,
+    "| next:",
+    [type(f).__name__ for f, _ in y_t.grad_fn.next_functions],
+)
 a_e = Tensor([1.0, 2.0], requires_grad=True)
 y_e = np.exp(a_e * 2).sum()
 print("engine: y.prim =", y_e.prim, "| parents:", [p.prim for p in y_e.parents])
@@ -736,10 +908,19 @@ verify("C6-31")
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.6))
 a_tg = torch.tensor(1.5, requires_grad=True)
-graph_viewer._draw(ax1, graph_viewer.torch_graph(a_tg + a_tg * a_tg), {}, "PyTorch: grad_fn graph of a + a·a")
+graph_viewer._draw(
+    ax1,
+    graph_viewer.torch_graph(a_tg + a_tg * a_tg),
+    {},
+    "PyTorch: grad_fn graph of a + a·a",
+)
 root_d, _ = graph_viewer.build("diamond: c = a + a·a", 1.5)
-graph_viewer._draw(ax2, graph_viewer.engine_graph(root_d), graph_viewer.backward_steps(root_d)[-1],
-                   "engine: values (black) and adjoints (red)")
+graph_viewer._draw(
+    ax2,
+    graph_viewer.engine_graph(root_d),
+    graph_viewer.backward_steps(root_d)[-1],
+    "engine: values (black) and adjoints (red)",
+)
 plt.show()
 
 # %% [markdown]
@@ -775,13 +956,23 @@ graph_viewer.static_view()
 
 # %%
 for l in (1, 5, 10, 20):
-    print(f"l = {l:>2}: sigmoid chain {gradient_flow.chain_derivative('sigmoid', l, x0=0.3):.2e} "
-          f"(bound 0.25^l = {0.25**l:.2e}), 1.5·s chain {gradient_flow.chain_derivative('linear x1.5', l):.2e}, "
-          f"ReLU chain {gradient_flow.chain_derivative('relu', l, x0=0.7):.0f}")
-print("0.25^l: (first subnormal, first zero) in float32 =", gradient_flow.underflow_depth(0.25, "float32"),
-      "| float64 zero at", gradient_flow.underflow_depth(0.25, "float64")[1])
-print("100 stacked sigmoids, d/dx at 0: float32", gradient_flow.chain_derivative("sigmoid", 100, dtype="float32"),
-      "| float64", gradient_flow.chain_derivative("sigmoid", 100))
+    print(
+        f"l = {l:>2}: sigmoid chain {gradient_flow.chain_derivative('sigmoid', l, x0=0.3):.2e} "
+        f"(bound 0.25^l = {0.25**l:.2e}), 1.5·s chain {gradient_flow.chain_derivative('linear x1.5', l):.2e}, "
+        f"ReLU chain {gradient_flow.chain_derivative('relu', l, x0=0.7):.0f}"
+    )
+print(
+    "0.25^l: (first subnormal, first zero) in float32 =",
+    gradient_flow.underflow_depth(0.25, "float32"),
+    "| float64 zero at",
+    gradient_flow.underflow_depth(0.25, "float64")[1],
+)
+print(
+    "100 stacked sigmoids, d/dx at 0: float32",
+    gradient_flow.chain_derivative("sigmoid", 100, dtype="float32"),
+    "| float64",
+    gradient_flow.chain_derivative("sigmoid", 100),
+)
 verify("C6-32", "C6-33")
 
 # %% [markdown]
@@ -796,12 +987,22 @@ verify("C6-32", "C6-33")
 s_grid = np.linspace(-6, 6, 601)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.4))
 ax1.plot(s_grid, ad.sigmoid(s_grid), color="tab:red", label="σ(s)")
-ax1.plot(s_grid, [float(ad.grad(ad.sigmoid)(np.array(s))) for s in s_grid], color="tab:green", label="σ′(s) (engine)")
+ax1.plot(
+    s_grid,
+    [float(ad.grad(ad.sigmoid)(np.array(s))) for s in s_grid],
+    color="tab:green",
+    label="σ′(s) (engine)",
+)
 ax1.axhline(0.25, color="0.5", ls=":", lw=1)
 ax1.set(title="(a) sigmoid and its derivative (max 0.25)", xlabel="s")
 ax1.legend()
 ax2.plot(s_grid, ad.relu(s_grid), color="tab:red", label="ReLU(s)")
-ax2.plot(s_grid, [float(ad.grad(ad.relu)(np.array(s))) for s in s_grid], color="tab:green", label="ReLU′(s) (engine)")
+ax2.plot(
+    s_grid,
+    [float(ad.grad(ad.relu)(np.array(s))) for s in s_grid],
+    color="tab:green",
+    label="ReLU′(s) (engine)",
+)
 ax2.set(title="(b) ReLU and its derivative", xlabel="s")
 ax2.legend()
 plt.show()
@@ -818,7 +1019,9 @@ grads = []
 for inplace in (False, True):
     torch.manual_seed(0)
     lin = torch.nn.Linear(6, 5).double()
-    net = torch.nn.Sequential(lin, torch.nn.ReLU(inplace=inplace), torch.nn.Linear(5, 1).double())
+    net = torch.nn.Sequential(
+        lin, torch.nn.ReLU(inplace=inplace), torch.nn.Linear(5, 1).double()
+    )
     net(torch.randn(8, 6, dtype=torch.float64)).sum().backward()
     grads.append(lin.weight.grad)
 print("inplace=True gives the same gradients:", torch.equal(*grads))
@@ -860,7 +1063,9 @@ X_dig, y_dig = load_digits(return_X_y=True)
 X_dig = X_dig / 16.0
 (Wd, bd), (Wd2, bd2) = mlp.init_mlp([64, 128, 10], seed=0, dtype=np.float32)
 Z1 = X_dig.astype(np.float32) @ Wd + bd
-print(f"{Z1.size:,} first-layer pre-activations on the digits, exact zeros: {int(np.sum(Z1 == 0))}")
+print(
+    f"{Z1.size:,} first-layer pre-activations on the digits, exact zeros: {int(np.sum(Z1 == 0))}"
+)
 verify("C6-38")
 
 # %% [markdown]
@@ -873,12 +1078,24 @@ verify("C6-38")
 # descent is **subgradient descent**; it needs shrinking steps to converge.
 
 # %%
-print("∂|x| at 0 ≈", subgradients.subdifferential(np.abs, 0.0), "| ∂ReLU at 0 ≈",
-      subgradients.subdifferential(lambda s: np.maximum(s, 0.0), 0.0))
+print(
+    "∂|x| at 0 ≈",
+    subgradients.subdifferential(np.abs, 0.0),
+    "| ∂ReLU at 0 ≈",
+    subgradients.subdifferential(lambda s: np.maximum(s, 0.0), 0.0),
+)
 t0 = torch.tensor(0.0, requires_grad=True)
-print("ReLU′(0): torch", float(torch.autograd.grad(torch.relu(t0), t0)[0]), "| JAX", float(jax.grad(jax.nn.relu)(0.0)),
-      "| engine", float(ad.grad(ad.relu)(np.array(0.0))))
-path_dim = subgradients.subgradient_descent(lambda x: np.sign(x - 3), 0.0, 10_000, lambda t: 1 / (t + 1))
+print(
+    "ReLU′(0): torch",
+    float(torch.autograd.grad(torch.relu(t0), t0)[0]),
+    "| JAX",
+    float(jax.grad(jax.nn.relu)(0.0)),
+    "| engine",
+    float(ad.grad(ad.relu)(np.array(0.0))),
+)
+path_dim = subgradients.subgradient_descent(
+    lambda x: np.sign(x - 3), 0.0, 10_000, lambda t: 1 / (t + 1)
+)
 path_const = subgradients.subgradient_descent(lambda x: np.sign(x - 3), 0.0, 300, 0.3)
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.4))
@@ -886,8 +1103,14 @@ ys = np.linspace(-2, 2, 201)
 ax1.plot(ys, np.maximum(ys, 0), "k", lw=2, label="ReLU")
 for zz in (0.0, 0.5, 1.0, 1.3, -0.3):
     ok = subgradients.is_subgradient(lambda s: np.maximum(s, 0.0), 0.0, zz)
-    ax1.plot(ys, zz * ys, color="tab:green" if ok else "tab:red", lw=1, ls="-" if ok else "--",
-             label=f"z = {zz}: {'subgradient' if ok else 'not one'}")
+    ax1.plot(
+        ys,
+        zz * ys,
+        color="tab:green" if ok else "tab:red",
+        lw=1,
+        ls="-" if ok else "--",
+        label=f"z = {zz}: {'subgradient' if ok else 'not one'}",
+    )
 ax1.set(ylim=(-1, 2), title="lines through (0, 0) with slope z", xlabel="y")
 ax1.legend(fontsize=7)
 ax2.plot(path_dim[:300], label="steps 1/(t+1)")
@@ -896,7 +1119,9 @@ ax2.axhline(3, color="0.5", ls=":")
 ax2.set(title="subgradient descent on |x − 3|", xlabel="iteration t", ylabel="x_t")
 ax2.legend()
 plt.show()
-print(f"after 10⁴ steps of size 1/(t+1): x = {path_dim[-1]:.4f}; constant step keeps a band of width {np.ptp(path_const[-100:]):.2f}")
+print(
+    f"after 10⁴ steps of size 1/(t+1): x = {path_dim[-1]:.4f}; constant step keeps a band of width {np.ptp(path_const[-100:]):.2f}"
+)
 verify("C6-39", "C6-40", "C6-41", "C6-42")
 
 # %% [markdown]
@@ -908,8 +1133,12 @@ verify("C6-39", "C6-40", "C6-41", "C6-42")
 # %%
 for name, f_var in subgradients.RELU_VARIANTS.items():
     print(f"{name:<28} engine derivative at 0: {subgradients.ad_derivative_at(f_var)}")
-print("JAX: jnp.maximum(x, 0) →", float(jax.grad(lambda x: jnp.maximum(x, 0.0))(0.0)),
-      "| jax.nn.relu →", float(jax.grad(jax.nn.relu)(0.0)))
+print(
+    "JAX: jnp.maximum(x, 0) →",
+    float(jax.grad(lambda x: jnp.maximum(x, 0.0))(0.0)),
+    "| jax.nn.relu →",
+    float(jax.grad(jax.nn.relu)(0.0)),
+)
 verify("C6-43")
 
 # %% [markdown]
@@ -925,13 +1154,17 @@ verify("C6-43")
 # %%
 a = Tensor(1.7, requires_grad=True)
 c_d = a + a * a
-print(f"c = a + a·a at a = 1.7: correct dc/da = {float(ad.backward_pass(c_d, np.ones(()))[a]):.2f} (1 + 2a), "
-      f"overwriting: {float(pitfalls.backward_overwrite(c_d)[a]):.2f}")
+print(
+    f"c = a + a·a at a = 1.7: correct dc/da = {float(ad.backward_pass(c_d, np.ones(()))[a]):.2f} (1 + 2a), "
+    f"overwriting: {float(pitfalls.backward_overwrite(c_d)[a]):.2f}"
+)
 xx = Tensor(0.5, requires_grad=True)
 ea = np.exp(xx)
 y_dd = ea + ea * ea
-print(f"y = eˣ + eˣ·eˣ at x = 0.5: topological order {float(ad.backward_pass(y_dd, np.ones(()))[xx]):.4f}, "
-      f"breadth-first {float(pitfalls.backward_unsorted(y_dd)[xx]):.4f}, exact {(1 + 2 * np.exp(0.5)) * np.exp(0.5):.4f}")
+print(
+    f"y = eˣ + eˣ·eˣ at x = 0.5: topological order {float(ad.backward_pass(y_dd, np.ones(()))[xx]):.4f}, "
+    f"breadth-first {float(pitfalls.backward_unsorted(y_dd)[xx]):.4f}, exact {(1 + 2 * np.exp(0.5)) * np.exp(0.5):.4f}"
+)
 verify("C6-44")
 
 # %% [markdown]
@@ -944,11 +1177,17 @@ verify("C6-44")
 Xtr, ytr, Xte, yte = X_dig[:1300], y_dig[:1300], X_dig[1300:], y_dig[1300:]
 init = mlp.init_mlp([64, 32, 10], seed=0)
 flat = [p for pair in init for p in pair]
-_, g_engine = ad.value_and_grad(lambda *ps: mlp.mlp_loss(list(zip(ps[::2], ps[1::2], strict=True)), Xtr[:64], ytr[:64]),
-                                tuple(range(4)))(*flat)
+_, g_engine = ad.value_and_grad(
+    lambda *ps: mlp.mlp_loss(
+        list(zip(ps[::2], ps[1::2], strict=True)), Xtr[:64], ytr[:64]
+    ),
+    tuple(range(4)),
+)(*flat)
 tp = [torch.tensor(p, requires_grad=True) for p in flat]
 logits_t = torch.relu(torch.tensor(Xtr[:64]) @ tp[0] + tp[1]) @ tp[2] + tp[3]
-g_torch = torch.autograd.grad(torch.nn.functional.cross_entropy(logits_t, torch.tensor(ytr[:64])), tp)
+g_torch = torch.autograd.grad(
+    torch.nn.functional.cross_entropy(logits_t, torch.tensor(ytr[:64])), tp
+)
 
 
 def jax_loss(ps):
@@ -957,7 +1196,9 @@ def jax_loss(ps):
 
 
 g_jax = jax.jit(jax.grad(jax_loss))(flat)
-for name, ge, gt, gj in zip(["W1", "b1", "W2", "b2"], g_engine, g_torch, g_jax, strict=True):
+for name, ge, gt, gj in zip(
+    ["W1", "b1", "W2", "b2"], g_engine, g_torch, g_jax, strict=True
+):
     rel_t = np.abs(ge - gt.numpy()).max() / np.abs(gt.numpy()).max()
     rel_j = np.abs(ge - np.asarray(gj)).max() / np.abs(gt.numpy()).max()
     print(f"{name}: relative difference to torch {rel_t:.1e}, to JAX {rel_j:.1e}")
@@ -969,20 +1210,34 @@ t_start = time.perf_counter()
 ours = mlp.train_mlp(init, Xtr, ytr, lr=0.5, steps=steps, batch_size=100, seed=0)
 t_ours = time.perf_counter() - t_start
 t_start = time.perf_counter()
-theirs, losses_t = frameworks.train_mlp_torch(init, Xtr, ytr, lr=0.5, steps=steps, batch_size=100, seed=0)
+theirs, losses_t = frameworks.train_mlp_torch(
+    init, Xtr, ytr, lr=0.5, steps=steps, batch_size=100, seed=0
+)
 t_theirs = time.perf_counter() - t_start
 print(f"{steps} SGD steps: engine {t_ours:.2f} s, PyTorch {t_theirs:.2f} s")
 
 # %%
-acc_ours, acc_theirs = mlp.accuracy(ours.params, Xte, yte), mlp.accuracy(theirs, Xte, yte)
+acc_ours, acc_theirs = (
+    mlp.accuracy(ours.params, Xte, yte),
+    mlp.accuracy(theirs, Xte, yte),
+)
 print(f"test accuracy: engine {acc_ours:.4f}, PyTorch {acc_theirs:.4f}")
-gap = max(np.abs(a - b).max() for pa, pb in zip(ours.params, theirs, strict=True) for a, b in zip(pa, pb, strict=True))
+gap = max(
+    np.abs(a - b).max()
+    for pa, pb in zip(ours.params, theirs, strict=True)
+    for a, b in zip(pa, pb, strict=True)
+)
 print(f"largest difference in the final weights: {gap:.1e}")
 assert acc_ours == acc_theirs and acc_ours > 0.9
 fig, ax = plt.subplots(figsize=(5.5, 3.4))
 ax.plot(ours.losses, label="engine", lw=2)
 ax.plot(losses_t, "--", label="PyTorch")
-ax.set(xlabel="SGD step", ylabel="mini-batch cross-entropy", title="MLP 64-32-10 on the digits, same start", yscale="log")
+ax.set(
+    xlabel="SGD step",
+    ylabel="mini-batch cross-entropy",
+    title="MLP 64-32-10 on the digits, same start",
+    yscale="log",
+)
 ax.legend()
 plt.show()
 
@@ -995,13 +1250,27 @@ plt.show()
 
 # %%
 s_in = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
-abcd = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (1.2, -0.3, 0.8, 0.1)]
-print("gradcheck:", torch.autograd.gradcheck(frameworks.TrainableSwishFunction.apply, (s_in, *abcd)))
-g_custom = torch.autograd.grad(frameworks.TrainableSwishFunction.apply(s_in, *abcd).sum(), abcd)
-_, vjp_sw = ad.vjp(frameworks.trainable_swish, s_in.detach().numpy(), *(np.array(v.item()) for v in abcd))
+abcd = [
+    torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    for v in (1.2, -0.3, 0.8, 0.1)
+]
+print(
+    "gradcheck:",
+    torch.autograd.gradcheck(frameworks.TrainableSwishFunction.apply, (s_in, *abcd)),
+)
+g_custom = torch.autograd.grad(
+    frameworks.TrainableSwishFunction.apply(s_in, *abcd).sum(), abcd
+)
+_, vjp_sw = ad.vjp(
+    frameworks.trainable_swish,
+    s_in.detach().numpy(),
+    *(np.array(v.item()) for v in abcd),
+)
 g_engine_sw = vjp_sw(np.ones((5, 3)))[1:]
-g_jax_sw = jax.grad(lambda *p: frameworks.trainable_swish_jax(s_in.detach().numpy(), *p).sum(), argnums=(0, 1, 2, 3))(
-    *(v.item() for v in abcd))
+g_jax_sw = jax.grad(
+    lambda *p: frameworks.trainable_swish_jax(s_in.detach().numpy(), *p).sum(),
+    argnums=(0, 1, 2, 3),
+)(*(v.item() for v in abcd))
 print("∂/∂(a, b, c, d): torch Function", [f"{float(g):.6f}" for g in g_custom])
 print("                 engine         ", [f"{float(g):.6f}" for g in g_engine_sw])
 print("                 jax.custom_vjp ", [f"{float(g):.6f}" for g in g_jax_sw])

@@ -46,8 +46,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -89,8 +95,10 @@ Xt = conv.to_torch_layout(torch.as_tensor(X))
 print("channels last:", X.shape, "→ PyTorch:", tuple(Xt.shape))
 W = rng.standard_normal((3, 3, 3, 2))
 perm = [2, 0, 1]  # reorder the channels (RGB → BRG) in the image and in the kernel
-print("same output after permuting channels:",
-      np.allclose(conv.conv2d(X[..., perm], W[:, :, perm]), conv.conv2d(X, W)))
+print(
+    "same output after permuting channels:",
+    np.allclose(conv.conv2d(X[..., perm], W[:, :, perm]), conv.conv2d(X, W)),
+)
 verify("C7-01", "C7-02")
 
 # %% [markdown]
@@ -122,8 +130,16 @@ i0, j0, k0 = 30, 22, 4
 patch = conv.extract_patch(photo[..., None], i0, j0, k0)
 fig, (a0, a1) = plt.subplots(1, 2, figsize=(7, 3.2))
 a0.imshow(photo, cmap="gray")
-a0.add_patch(Rectangle((j0 - k0 - 0.5, i0 - k0 - 0.5), 2 * k0 + 1, 2 * k0 + 1,
-                       fill=False, ec="red", lw=2))
+a0.add_patch(
+    Rectangle(
+        (j0 - k0 - 0.5, i0 - k0 - 0.5),
+        2 * k0 + 1,
+        2 * k0 + 1,
+        fill=False,
+        ec="red",
+        lw=2,
+    )
+)
 a0.set_title(f"patch $P_{k0}({i0},{j0})$ on a 64×64 photo")
 a1.imshow(patch[..., 0], cmap="gray")
 a1.set_title(f"the patch, shape {patch.shape}")
@@ -146,8 +162,10 @@ verify("C7-06", "C7-07", "C7-08")
 for k in range(4):
     W = rng.standard_normal((2 * k + 1, 2 * k + 1, 2, 3))
     Xs = rng.standard_normal((9, 10, 2))
-    print(f"k={k}: 'same' → {conv.conv2d(Xs, W, padding='same').shape}, "
-          f"'valid' → {conv.conv2d(Xs, W, padding='valid').shape}")
+    print(
+        f"k={k}: 'same' → {conv.conv2d(Xs, W, padding='same').shape}, "
+        f"'valid' → {conv.conv2d(Xs, W, padding='valid').shape}"
+    )
 verify("C7-09", "C7-10", "C7-11")
 
 # %% [markdown]
@@ -191,8 +209,9 @@ verify("E7-06", "C7-12", "C7-13")
 x = torch.randn(16, 3, 32, 32)
 w = torch.randn(64, 3, 5, 5)
 print("F.conv2d:", tuple(F.conv2d(x, w, padding="same").shape))
-ours = conv.conv2d(conv.from_torch_layout(x).numpy(), conv.from_torch_weight(w).numpy(),
-                   padding="same")
+ours = conv.conv2d(
+    conv.from_torch_layout(x).numpy(), conv.from_torch_weight(w).numpy(), padding="same"
+)
 print("alice_lab.conv.conv2d (channels last):", ours.shape)
 verify("C7-14", "E7-01")
 
@@ -242,10 +261,18 @@ verify("C7-15", "C7-16")
 # %%
 X, W = rng.standard_normal((2, 9, 8, 4)), rng.standard_normal((3, 3, 2, 6))
 kw = dict(stride=2, padding=2, dilation=2, groups=2)
-ref = conv.from_torch_layout(F.conv2d(conv.to_torch_layout(torch.as_tensor(X)),
-                                      conv.to_torch_weight(torch.as_tensor(W)), **kw)).numpy()
-for name, f in [("loops (E.7.7)", conv.conv2d_loop), ("patches × matrix", conv.conv2d),
-                ("FFT", conv.fft_conv2d)]:
+ref = conv.from_torch_layout(
+    F.conv2d(
+        conv.to_torch_layout(torch.as_tensor(X)),
+        conv.to_torch_weight(torch.as_tensor(W)),
+        **kw,
+    )
+).numpy()
+for name, f in [
+    ("loops (E.7.7)", conv.conv2d_loop),
+    ("patches × matrix", conv.conv2d),
+    ("FFT", conv.fft_conv2d),
+]:
     print(f"{name:18s} max |Δ| vs torch = {np.abs(f(X, W, **kw) - ref).max():.1e}")
 verify("C7-17", "C7-18", "E7-04", "E7-02")
 
@@ -264,11 +291,15 @@ verify("C7-17", "C7-18", "E7-04", "E7-02")
 # %%
 S = conv.FILTERS["sobel x"]
 fig, axes = plt.subplots(1, 3, figsize=(9, 3))
-for ax, (title, img) in zip(axes, [
-    ("photo", photo),
-    ("layer (cross-correlation)", conv_filter.filter_response(photo, S)),
-    ("true convolution", conv_filter.filter_response(photo, S, flip=True)),
-], strict=True):
+for ax, (title, img) in zip(
+    axes,
+    [
+        ("photo", photo),
+        ("layer (cross-correlation)", conv_filter.filter_response(photo, S)),
+        ("true convolution", conv_filter.filter_response(photo, S, flip=True)),
+    ],
+    strict=True,
+):
     ax.imshow(img, cmap="gray" if title == "photo" else "RdBu_r")
     ax.set_title(f"{title}")
     ax.set_xticks([])
@@ -315,8 +346,10 @@ conv_sliding.static_view()
 
 # %%
 for L in range(1, 6):
-    print(f"{L} layers of 3×3: receptive field {conv.receptive_field([3] * L)}, "
-          f"with dilations 1, 2, 4, …: {conv.receptive_field([3] * L, dilations=[2**i for i in range(L)])}")
+    print(
+        f"{L} layers of 3×3: receptive field {conv.receptive_field([3] * L)}, "
+        f"with dilations 1, 2, 4, …: {conv.receptive_field([3] * L, dilations=[2**i for i in range(L)])}"
+    )
 verify("C7-21")
 
 # %% tags=["remove-output"]
@@ -344,8 +377,14 @@ fig, (a0, a1) = plt.subplots(1, 2, figsize=(6, 3))
 colors = np.kron(np.array([[0, 1], [2, 3]]), np.ones((2, 2)))
 a0.imshow(colors, cmap="Pastel1")
 for (i, j), val in np.ndenumerate(X4):
-    a0.text(j, i, int(val), ha="center", va="center",
-            fontweight="bold" if val == P[i // 2, j // 2] else "normal")
+    a0.text(
+        j,
+        i,
+        int(val),
+        ha="center",
+        va="center",
+        fontweight="bold" if val == P[i // 2, j // 2] else "normal",
+    )
 a0.set_title("input (4, 4, 1), 2×2 windows")
 a1.imshow(np.array([[0, 1], [2, 3]]), cmap="Pastel1")
 for (i, j), val in np.ndenumerate(P):
@@ -377,9 +416,14 @@ verify("C7-22", "C7-23", "C7-24", "C7-25")
 # %%
 Xs = rng.standard_normal((9, 10, 2))
 W = rng.standard_normal((3, 3, 2, 3))
-print("stride 2:", conv.conv2d(Xs, W, stride=2, padding=1).shape,
-      "= stride 1 subsampled:",
-      np.allclose(conv.conv2d(Xs, W, stride=2, padding=1), conv.conv2d(Xs, W, padding=1)[::2, ::2]))
+print(
+    "stride 2:",
+    conv.conv2d(Xs, W, stride=2, padding=1).shape,
+    "= stride 1 subsampled:",
+    np.allclose(
+        conv.conv2d(Xs, W, stride=2, padding=1), conv.conv2d(Xs, W, padding=1)[::2, ::2]
+    ),
+)
 verify("C7-26", "C7-27", "E7-05", "C7-28", "C7-29")
 
 # %% [markdown]
@@ -391,13 +435,17 @@ verify("C7-26", "C7-27", "E7-05", "C7-28", "C7-29")
 # number of pools; $c'$ only on the last convolution. Thanks to global pooling the
 # same network accepts any resolution; flattening instead ties the head to one.
 
+
 # %%
 def cnn_shapes(resolution=32, blocks=3, base=16):
     """Output shape after each layer of a VGG-like CNN (channels last)."""
     rows, h, c = [("input", (resolution, resolution, 3))], resolution, 3
     for b in range(blocks):
         c = base * 2**b
-        rows += [(f"block {b + 1}: conv 3×3 ×2", (h, h, c)), (f"block {b + 1}: max-pool", (h // 2, h // 2, c))]
+        rows += [
+            (f"block {b + 1}: conv 3×3 ×2", (h, h, c)),
+            (f"block {b + 1}: max-pool", (h // 2, h // 2, c)),
+        ]
         h //= 2
     return rows + [("global avg pool", (c,)), ("linear head", (10,))]
 
@@ -416,9 +464,14 @@ Xd = torch.as_tensor(digits.images / 16.0, dtype=torch.float32)[:, None]
 yd = torch.as_tensor(digits.target)
 ntr = 1200
 net = torch.nn.Sequential(
-    torch.nn.Conv2d(1, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-    torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
-    torch.nn.Flatten(), torch.nn.Linear(32, 10),
+    torch.nn.Conv2d(1, 16, 3, padding=1),
+    torch.nn.ReLU(),
+    torch.nn.MaxPool2d(2),
+    torch.nn.Conv2d(16, 32, 3, padding=1),
+    torch.nn.ReLU(),
+    torch.nn.AdaptiveAvgPool2d(1),
+    torch.nn.Flatten(),
+    torch.nn.Linear(32, 10),
 )
 opt = torch.optim.Adam(net.parameters(), lr=0.01)
 losses = []
@@ -451,9 +504,17 @@ verify("C7-32")
 
 # %%
 X = rng.standard_normal((8, 8, 64))
-H = conv.depthwise_separable_conv2d(X, rng.standard_normal((3, 3, 64)), rng.standard_normal((64, 64)))
-print("separable output", H.shape, "with", conv.separable_params(64, 64, 3), "weights instead of",
-      conv.conv_params(64, 64, 3, bias=False))
+H = conv.depthwise_separable_conv2d(
+    X, rng.standard_normal((3, 3, 64)), rng.standard_normal((64, 64))
+)
+print(
+    "separable output",
+    H.shape,
+    "with",
+    conv.separable_params(64, 64, 3),
+    "weights instead of",
+    conv.conv_params(64, 64, 3, bias=False),
+)
 verify("C7-33", "C7-34", "C7-35", "C7-36")
 
 # %% [markdown]

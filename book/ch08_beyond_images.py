@@ -46,8 +46,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -143,7 +149,12 @@ plt.show()
 # an image left to right, reversing time gives a different kind of signal.
 
 # %%
-for name, rate in [("EEG", 240), ("stock (1/min)", 1 / 60), ("music", 44.1e3), ("video", 24)]:
+for name, rate in [
+    ("EEG", 240),
+    ("stock (1/min)", 1 / 60),
+    ("music", 44.1e3),
+    ("video", 24),
+]:
     print(f"{name:>14}: {S.num_samples(60, rate):>9,} samples per minute")
 print(f"3 minutes of music: {S.num_samples(180, 44.1e3):,} samples")
 verify("C8-02", "C8-03", "C8-04")
@@ -243,13 +254,22 @@ H3 = np.zeros((4, 5, 6, 3))
 for p in range(4):
     for i in range(5):
         for j in range(6):
-            H3[p, i, j] = np.einsum("abczd,abcd->z", Wv, Xvp[p : p + 3, i : i + 3, j : j + 3])
-ref3 = F.conv3d(
-    torch.tensor(Xv).permute(3, 0, 1, 2)[None], torch.tensor(Wv).permute(3, 4, 0, 1, 2),
-    padding=1,
-)[0].permute(1, 2, 3, 0).numpy()
+            H3[p, i, j] = np.einsum(
+                "abczd,abcd->z", Wv, Xvp[p : p + 3, i : i + 3, j : j + 3]
+            )
+ref3 = (
+    F.conv3d(
+        torch.tensor(Xv).permute(3, 0, 1, 2)[None],
+        torch.tensor(Wv).permute(3, 4, 0, 1, 2),
+        padding=1,
+    )[0]
+    .permute(1, 2, 3, 0)
+    .numpy()
+)
 H3_lib = C.conv3d(Xv, Wv.transpose(0, 1, 2, 4, 3), padding=1)  # kernel (s, s, s, c, c')
-print(f"(4, 5, 6, 2) -> {H3.shape}; max |loop - torch conv3d| = {np.abs(H3 - ref3).max():.1e}")
+print(
+    f"(4, 5, 6, 2) -> {H3.shape}; max |loop - torch conv3d| = {np.abs(H3 - ref3).max():.1e}"
+)
 print(f"max |alice_lab.conv.conv3d - torch conv3d| = {np.abs(H3_lib - ref3).max():.1e}")
 verify("C8-08")
 
@@ -268,8 +288,11 @@ Wg, bg = r_len.standard_normal((5, 3, 8)), r_len.standard_normal(8)  # (s, c, c'
 g = lambda x: C.max_pool1d(np.maximum(C.conv1d(x, Wg, bg, padding=2), 0), 2)  # noqa: E731
 H1, H2 = g(r_len.standard_normal((1, 37, 3))), g(r_len.standard_normal((1, 50, 3)))
 print("feature maps (b, t, c'):", H1.shape, H2.shape)
-print("after global pooling:", C.global_avg_pool(H1, spatial_dims=1).shape,
-      C.global_avg_pool(H2, spatial_dims=1).shape)
+print(
+    "after global pooling:",
+    C.global_avg_pool(H1, spatial_dims=1).shape,
+    C.global_avg_pool(H2, spatial_dims=1).shape,
+)
 verify("C8-09")
 
 # %% [markdown]
@@ -298,7 +321,12 @@ verify("E8-06")
 seqs = [torch.randn(3, 8), torch.randn(5, 8), torch.randn(2, 8)]
 padded = torch.nn.utils.rnn.pad_sequence(seqs, batch_first=True)
 ours = T.pad_sequences([s_.numpy() for s_ in seqs])
-print("Box 8.1:", tuple(padded.shape), "| same as pad_sequences:", np.array_equal(padded.numpy(), ours))
+print(
+    "Box 8.1:",
+    tuple(padded.shape),
+    "| same as pad_sequences:",
+    np.array_equal(padded.numpy(), ours),
+)
 verify("C8-10", "C8-12")
 
 # %% [markdown]
@@ -330,13 +358,21 @@ err_plain = np.abs(two_layers(Xpad)[:t2] - two_layers(X2)).max(1)
 err_mask = np.abs(two_layers(Xpad, True)[:t2] - two_layers(X2)).max(1)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3))
 axes[0].imshow(T.length_mask([10, 6, 8]), cmap="Greys", vmin=0, vmax=1)
-axes[0].set(title="mask M for lengths 10, 6, 8 (black = real)", xlabel="position",
-            ylabel="sequence")
+axes[0].set(
+    title="mask M for lengths 10, 6, 8 (black = real)",
+    xlabel="position",
+    ylabel="sequence",
+)
 axes[1].bar(np.arange(t2) - 0.2, err_plain, 0.4, label="padded, no mask")
 axes[1].bar(np.arange(t2) + 0.2, err_mask, 0.4, label="re-masked after layer 1")
-axes[1].text(0, 0.9 * err_plain.max(), f"re-masked: max error {err_mask.max():.0e}", fontsize=9)
-axes[1].set(xlabel="real position", ylabel="|padded − unpadded|",
-            title="two conv layers on a padded sequence")
+axes[1].text(
+    0, 0.9 * err_plain.max(), f"re-masked: max error {err_mask.max():.0e}", fontsize=9
+)
+axes[1].set(
+    xlabel="real position",
+    ylabel="|padded − unpadded|",
+    title="two conv layers on a padded sequence",
+)
 axes[1].legend(loc="center left")
 plt.tight_layout()
 plt.show()
@@ -364,7 +400,10 @@ for name, tok in (("char", char_tok), ("word", word_tok), ("BPE", bpe)):
     ids = tok.encode(sentence)
     print(f"{name:>4}: V = {tok.vocab_size:>4}, {len(ids):>2} ids {ids}")
 print("BPE pieces:", bpe.token_strings(bpe.encode(sentence)))
-print("round trip on the corpus:", bpe.decode(bpe.encode(corpus[:20_000])) == corpus[:20_000])
+print(
+    "round trip on the corpus:",
+    bpe.decode(bpe.encode(corpus[:20_000])) == corpus[:20_000],
+)
 top = Counter(T.word_split(corpus)).most_common(5)
 print("most frequent words:", top, "| vocabulary starts", word_tok.vocab[:7])
 verify("C8-14", "C8-16")
@@ -416,8 +455,12 @@ onehot = T.one_hot(x_ids, n_vocab)
 torch_emb = torch.nn.Embedding(n_vocab, e_dim, dtype=torch.float64)
 with torch.no_grad():
     torch_emb.weight.copy_(torch.tensor(emb.E))
-print("lookup = one-hot @ E:", np.allclose(lookup, onehot @ emb.E),
-      "| = nn.Embedding:", np.allclose(lookup, torch_emb(torch.tensor(x_ids)).detach().numpy()))
+print(
+    "lookup = one-hot @ E:",
+    np.allclose(lookup, onehot @ emb.E),
+    "| = nn.Embedding:",
+    np.allclose(lookup, torch_emb(torch.tensor(x_ids)).detach().numpy()),
+)
 print(f"one-hot density: {onehot.mean():.4f} = 1/{n_vocab}")
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.2), width_ratios=(1.2, 2.4, 1))
 axes[0].imshow(onehot, cmap="Greys")
@@ -425,8 +468,11 @@ axes[0].set(title="one-hot (5, 16)", xlabel="vocabulary", ylabel="position")
 axes[1].imshow(emb.E.T, cmap="coolwarm")
 for r in x_ids:
     axes[1].axvline(r, color="k", lw=2, alpha=0.4)
-axes[1].set(title="E (16, e), shown transposed; used rows marked", xlabel="token id",
-            ylabel="embedding dim")
+axes[1].set(
+    title="E (16, e), shown transposed; used rows marked",
+    xlabel="token id",
+    ylabel="embedding dim",
+)
 axes[2].imshow(lookup, cmap="coolwarm")
 axes[2].set(title="LookUp(x) (5, e)", xlabel="embedding dim", ylabel="position")
 fig.suptitle("F.8.4: an embedding lookup with n = 16, x = [3, 7, 3, 0, 12]")
@@ -486,12 +532,18 @@ w_small = rng.standard_normal((3, 4, 2))
 for d in (1, 2, 4):
     w_up = np.zeros((2 * d + 1, 4, 2))
     w_up[::d] = w_small
-    diff = np.abs(conv1d_cl(x_long, w_small, dilation=d) - torch_conv1d_cl(x_long, w_up)).max()
+    diff = np.abs(
+        conv1d_cl(x_long, w_small, dilation=d) - torch_conv1d_cl(x_long, w_up)
+    ).max()
     print(f"d = {d}: dilated (alice_lab) vs zero-upsampled kernel (torch) {diff:.1e}")
 for L in range(1, 6):
-    plain = causal_conv.receptive_field_graph(L, 3, dilation_base=1, causal=False, t=129)
+    plain = causal_conv.receptive_field_graph(
+        L, 3, dilation_base=1, causal=False, t=129
+    )
     dil = causal_conv.receptive_field_graph(L, 3, dilation_base=2, causal=False, t=129)
-    print(f"L = {L}: receptive field {plain.size:>2} (plain) vs {dil.size:>2} (dilated)")
+    print(
+        f"L = {L}: receptive field {plain.size:>2} (plain) vs {dil.size:>2} (dilated)"
+    )
 verify("C8-24", "C8-25", "C8-26")
 
 # %% [markdown]
@@ -514,7 +566,9 @@ Xw, yw = S.make_windows(series, 12)
 print("windows:", Xw.shape, "targets:", yw.shape)
 X2w, y2w = S.make_windows(series, 2)
 coef = np.linalg.lstsq(X2w[:, :, 0], y2w[:, 0], rcond=None)[0]
-print(f"AR(2) coefficients {coef.round(10)} vs (-1, 2cos ω) = (-1, {2 * np.cos(omega):.10f})")
+print(
+    f"AR(2) coefficients {coef.round(10)} vs (-1, 2cos ω) = (-1, {2 * np.cos(omega):.10f})"
+)
 noisy = series + 0.05 * rng.standard_normal(series.shape)
 Xn, yn = S.make_windows(noisy[:200], 8)
 coef8 = np.linalg.lstsq(Xn[:, :, 0], yn[:, 0], rcond=None)[0]
@@ -523,7 +577,9 @@ roll_noisy = S.autoregressive_rollout(lambda b: b[:, 0] @ coef8, noisy[192:200],
 plt.figure(figsize=(9, 3))
 plt.plot(np.arange(300), noisy, color="0.7", lw=0.8, label="noisy series")
 plt.plot(np.arange(200, 300), roll_exact[:, 0], label="AR(2) on the clean sine")
-plt.plot(np.arange(200, 300), roll_noisy[:, 0], "--", label="AR(8) fitted on noisy data")
+plt.plot(
+    np.arange(200, 300), roll_noisy[:, 0], "--", label="AR(8) fitted on noisy data"
+)
 plt.axvline(200, color="k", lw=0.8)
 plt.xlabel("time step")
 plt.ylabel("value")
@@ -549,23 +605,37 @@ layer = CausalConv1d(1, 1, 3).double()
 x_c = torch.randn(1, 1, 10, dtype=torch.float64)
 J = torch.autograd.functional.jacobian(lambda z: layer(z)[0, 0], x_c)[:, 0, 0].numpy()
 centred = torch.nn.Conv1d(1, 1, 3, padding=1).double()
-Jc = torch.autograd.functional.jacobian(lambda z: centred(z)[0, 0], x_c)[:, 0, 0].numpy()
+Jc = torch.autograd.functional.jacobian(lambda z: centred(z)[0, 0], x_c)[
+    :, 0, 0
+].numpy()
 fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-for ax, M_, title in ((axes[0], Jc, "centred kernel (s = 3)"), (axes[1], J, "causal kernel (s = 3)")):
+for ax, M_, title in (
+    (axes[0], Jc, "centred kernel (s = 3)"),
+    (axes[1], J, "causal kernel (s = 3)"),
+):
     ax.imshow(np.abs(M_) > 0, cmap="Greys")
     ax.set(title=f"∂H/∂X ≠ 0: {title}", xlabel="input j", ylabel="output i")
 plt.tight_layout()
 plt.show()
 print("causal Jacobian lower-triangular:", np.allclose(J, np.tril(J)))
-w_c = layer.conv.weight.detach().numpy().transpose(2, 1, 0)  # torch (c', c, s) -> (s, c, c')
+w_c = (
+    layer.conv.weight.detach().numpy().transpose(2, 1, 0)
+)  # torch (c', c, s) -> (s, c, c')
 b_c = layer.conv.bias.detach().numpy()
 H_c = C.causal_conv1d(x_c[0].T.numpy(), w_c, b_c)  # alice_lab.conv, channels last
-print("alice_lab.conv.causal_conv1d vs torch CausalConv1d:",
-      np.abs(H_c[:, 0] - layer(x_c)[0, 0].detach().numpy()).max())
+print(
+    "alice_lab.conv.causal_conv1d vs torch CausalConv1d:",
+    np.abs(H_c[:, 0] - layer(x_c)[0, 0].detach().numpy()).max(),
+)
 w1, w3 = rng.standard_normal((1, 1, 1)), rng.standard_normal((3, 1, 1))
-print("is_causal(size 1):", S.is_causal(lambda Z: conv1d_cl(Z, w1), X[:, :1]),
-      "| is_causal(centred size 3):", S.is_causal(lambda Z: conv1d_cl(Z, w3, padding=1), X[:, :1]),
-      "| is_causal(causal_conv1d size 3):", S.is_causal(lambda Z: C.causal_conv1d(Z, w3), X[:, :1]))
+print(
+    "is_causal(size 1):",
+    S.is_causal(lambda Z: conv1d_cl(Z, w1), X[:, :1]),
+    "| is_causal(centred size 3):",
+    S.is_causal(lambda Z: conv1d_cl(Z, w3, padding=1), X[:, :1]),
+    "| is_causal(causal_conv1d size 3):",
+    S.is_causal(lambda Z: C.causal_conv1d(Z, w3), X[:, :1]),
+)
 verify("C8-29", "C8-30", "C8-31", "C8-32", "C8-33")
 
 # %% [markdown]
@@ -606,6 +676,7 @@ verify("E8-08")
 # forecaster would), once with all $t$ terms. Both learn the last position; only the
 # second learns to forecast from every prefix, because every position got a gradient.
 
+
 # %%
 class TinyCausal(torch.nn.Module):
     def __init__(self):
@@ -645,16 +716,29 @@ for mode in ("last output only", "all t outputs"):
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
 for mode, hist in curves.items():
     axes[0].semilogy(hist, label=f"loss on {mode}")
-    axes[1].semilogy(np.arange(1, t_win + 1), per_position[mode], "o-", ms=3,
-                     label=f"trained on {mode}")
+    axes[1].semilogy(
+        np.arange(1, t_win + 1),
+        per_position[mode],
+        "o-",
+        ms=3,
+        label=f"trained on {mode}",
+    )
 axes[0].set(xlabel="step", ylabel="training loss", title="training")
-axes[1].set(xlabel="position i (forecast of x_{i+1})", ylabel="MSE",
-            title="forecast error at every position after training")
+axes[1].set(
+    xlabel="position i (forecast of x_{i+1})",
+    ylabel="MSE",
+    title="forecast error at every position after training",
+)
 for ax in axes:
     ax.legend(fontsize=8)
 plt.tight_layout()
 plt.show()
-print({m: f"last {e[-1]:.4f}, mean over positions {e.mean():.4f}" for m, e in per_position.items()})
+print(
+    {
+        m: f"last {e[-1]:.4f}, mean over positions {e.mean():.4f}"
+        for m, e in per_position.items()
+    }
+)
 verify("C8-35", "C8-36", "C8-37", "C8-38")
 
 # %% [markdown]
@@ -670,7 +754,9 @@ net.eval()
 f_np = lambda Z: net(torch.tensor(Z.T[None], dtype=torch.float32))[0].detach().numpy().T  # noqa: E731
 gen, log = S.generate_causal(f_np, noisy[:2, None], 4, context=4)
 for step, (buf, read) in enumerate(log, 1):
-    print(f"step {step}: buffer {np.round(buf[:, 0], 3).tolist()} -> read position {read}")
+    print(
+        f"step {step}: buffer {np.round(buf[:, 0], 3).tolist()} -> read position {read}"
+    )
 verify("C8-39", "C8-40", "C8-41")
 
 # %% [markdown]
@@ -710,10 +796,14 @@ def char_lm(prefix):
 
 prompt = lm_tok.encode("the ")
 x_seq = lm_tok.encode("value")
-logits = torch.tensor(np.stack([char_lm(prompt + x_seq[:i]) for i in range(len(x_seq))]))
+logits = torch.tensor(
+    np.stack([char_lm(prompt + x_seq[:i]) for i in range(len(x_seq))])
+)
 ce = F.cross_entropy(logits, torch.tensor(x_seq), reduction="sum")
-print(f"-log p('value' | 'the ') = {-S.sequence_log_prob(char_lm, x_seq, prompt=prompt):.4f}"
-      f" = torch cross-entropy {float(ce):.4f}")
+print(
+    f"-log p('value' | 'the ') = {-S.sequence_log_prob(char_lm, x_seq, prompt=prompt):.4f}"
+    f" = torch cross-entropy {float(ce):.4f}"
+)
 verify("C8-42", "C8-43", "C8-44")
 
 # %% [markdown]
@@ -774,24 +864,35 @@ verify("E8-09", "E8-10")
 # 0.9 = 0.36$. Enumerating all $V^T$ sequences finds it; so does **beam search** with
 # two beams, which at each step keeps the $k$ best prefixes by summed log-probability.
 
+
 # %%
 def tree(prefix):
     if not prefix:
         return np.log([0.6, 0.4, 1e-12])
-    return np.log({0: [0.34, 0.33, 0.33], 1: [0.9, 0.05, 0.05], 2: [1 / 3] * 3}[prefix[0]])
+    return np.log(
+        {0: [0.34, 0.33, 0.33], 1: [0.9, 0.05, 0.05], 2: [1 / 3] * 3}[prefix[0]]
+    )
 
 
 names = "ABC"
 g_seq, g_lp = S.greedy_decode(tree, [], 2)
 e_seq, e_lp = S.exhaustive_search(tree, [], 2, 3, stats=(ex_stats := {}))
 b_seq, b_lp = S.beam_search(tree, [], 2, beam_width=2, stats=(b_stats := {}))
-for name, seq_, lp in (("greedy", g_seq, g_lp), ("exhaustive", e_seq, e_lp), ("beam k=2", b_seq, b_lp)):
+for name, seq_, lp in (
+    ("greedy", g_seq, g_lp),
+    ("exhaustive", e_seq, e_lp),
+    ("beam k=2", b_seq, b_lp),
+):
     print(f"{name:>10}: {''.join(names[i] for i in seq_)}  p = {np.exp(lp):.3f}")
-print(f"exhaustive visited {ex_stats['leaves']} leaves; beam scored {b_stats['candidates']} candidates")
+print(
+    f"exhaustive visited {ex_stats['leaves']} leaves; beam scored {b_stats['candidates']} candidates"
+)
 bs_lm, bs_lp = S.beam_search(char_lm, prompt, 12, beam_width=4)
 gr_lm, gr_lp = S.greedy_decode(char_lm, prompt, 12)
-print(f"char LM, 12 characters: greedy {lm_tok.decode(gr_lm)!r} (log p {gr_lp:.2f}), "
-      f"beam k=4 {lm_tok.decode(bs_lm)!r} (log p {bs_lp:.2f})")
+print(
+    f"char LM, 12 characters: greedy {lm_tok.decode(gr_lm)!r} (log p {gr_lp:.2f}), "
+    f"beam k=4 {lm_tok.decode(bs_lm)!r} (log p {bs_lp:.2f})"
+)
 verify("C8-47", "C8-48", "C8-49")
 
 # %% [markdown]
@@ -852,9 +953,17 @@ for _ in range(4 if FAST else 10):
         loss.backward()
         opt.step()
     with torch.no_grad():
-        accs.append(float((clf(Xtxt[n_train:], Mtxt[n_train:]).argmax(1) == Ytxt[n_train:]).float().mean()))
-print(f"{len(texts)} sentences, vocabulary {clf_tok.vocab_size}; test accuracy per epoch:",
-      [round(a_, 3) for a_ in accs])
+        accs.append(
+            float(
+                (clf(Xtxt[n_train:], Mtxt[n_train:]).argmax(1) == Ytxt[n_train:])
+                .float()
+                .mean()
+            )
+        )
+print(
+    f"{len(texts)} sentences, vocabulary {clf_tok.vocab_size}; test accuracy per epoch:",
+    [round(a_, 3) for a_ in accs],
+)
 
 # %% [markdown]
 # ## Summary

@@ -44,8 +44,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -116,10 +122,14 @@ verify("E9-01")
 X_d, y_d = load_diabetes()
 y_d = y_d - y_d.mean()
 lams = np.logspace(-4, 3, 30)
-ridge_path = np.array([Ridge(alpha=a, fit_intercept=False).fit(X_d, y_d).coef_ for a in lams])
+ridge_path = np.array(
+    [Ridge(alpha=a, fit_intercept=False).fit(X_d, y_d).coef_ for a in lams]
+)
 lasso_path = np.array(
-    [Lasso(alpha=a, fit_intercept=False, max_iter=20000).fit(X_d, y_d).coef_
-     for a in lams / 100]
+    [
+        Lasso(alpha=a, fit_intercept=False, max_iter=20000).fit(X_d, y_d).coef_
+        for a in lams / 100
+    ]
 )
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
 axes[0].semilogx(lams, ridge_path)
@@ -142,10 +152,17 @@ verify("C9-05", "C9-06", "C9-07")
 # %%
 A_q, b_q = np.diag([1.0, 100.0]), np.array([1.0, 1.0])
 paths = {
-    "Adam + ℓ2 in the gradient": rg.adam(lambda w: A_q @ w - b_q, np.ones(2), lr=0.05,
-                                         steps=60, weight_decay=0.5),
-    "AdamW (decoupled)": rg.adam(lambda w: A_q @ w - b_q, np.ones(2), lr=0.05, steps=60,
-                                 weight_decay=0.5, decoupled=True),
+    "Adam + ℓ2 in the gradient": rg.adam(
+        lambda w: A_q @ w - b_q, np.ones(2), lr=0.05, steps=60, weight_decay=0.5
+    ),
+    "AdamW (decoupled)": rg.adam(
+        lambda w: A_q @ w - b_q,
+        np.ones(2),
+        lr=0.05,
+        steps=60,
+        weight_decay=0.5,
+        decoupled=True,
+    ),
 }
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for name, path in paths.items():
@@ -262,8 +279,9 @@ aug = {
 }
 x_mix, _, lam = au.mixup(imgs, np.eye(10)[y_dig[:4]], lam=0.6, rng=5)
 aug["mixup λ=0.6"] = x_mix
-x_cm, y_cm, _ = au.cutmix(imgs[0], np.eye(10)[y_dig[0]], imgs[1], np.eye(10)[y_dig[1]],
-                          (4, 4), rng=6)
+x_cm, y_cm, _ = au.cutmix(
+    imgs[0], np.eye(10)[y_dig[0]], imgs[1], np.eye(10)[y_dig[1]], (4, 4), rng=6
+)
 fig, axes = plt.subplots(4, len(aug) + 1, figsize=(9, 5.4))
 for j, (name, batch) in enumerate(aug.items()):
     axes[0, j].set_title(name, fontsize=7)
@@ -305,8 +323,11 @@ verify("E9-07")
 
 # %%
 box_9_2 = torch.nn.Sequential(
-    torch.nn.Dropout(0.3), torch.nn.Linear(2, 3), torch.nn.ReLU(),
-    torch.nn.Dropout(0.3), torch.nn.Linear(3, 1),
+    torch.nn.Dropout(0.3),
+    torch.nn.Linear(2, 3),
+    torch.nn.ReLU(),
+    torch.nn.Dropout(0.3),
+    torch.nn.Linear(3, 1),
 )
 x16 = torch.randn(16, 2)
 box_9_2.train()
@@ -317,8 +338,18 @@ box_9_2.train()
 with torch.no_grad():
     y_mc = box_9_2(x16[:, None, :].repeat(1, 10, 1)).mean(1)
 print("MC dropout output", tuple(y_mc.shape))
-verify("C9-29", "C9-30", "C9-31", "C9-32", "C9-33", "C9-34", "C9-35", "C9-36",
-       "C9-37", "C9-38")
+verify(
+    "C9-29",
+    "C9-30",
+    "C9-31",
+    "C9-32",
+    "C9-33",
+    "C9-34",
+    "C9-35",
+    "C9-36",
+    "C9-37",
+    "C9-38",
+)
 
 # %% [markdown]
 # ```{admonition} Errata (E9-08, E9-09, E9-10, §9.3.1, lines 4529–4651)
@@ -531,8 +562,17 @@ def stack(z, depth, skip):
 
 
 norms = {
-    skip: [float(torch.linalg.matrix_norm(torch.autograd.functional.jacobian(
-        lambda z, d=d, s=skip: stack(z, d, s), x_in), ord=2)) for d in depths]
+    skip: [
+        float(
+            torch.linalg.matrix_norm(
+                torch.autograd.functional.jacobian(
+                    lambda z, d=d, s=skip: stack(z, d, s), x_in
+                ),
+                ord=2,
+            )
+        )
+        for d in depths
+    ]
     for skip in (False, True)
 }
 fig, ax = plt.subplots(figsize=(5, 3))
@@ -598,8 +638,10 @@ for h in (0.5, 0.2):
 axes[0].set(title="trajectories", aspect="equal")
 axes[0].legend(fontsize=7)
 hs = np.array([0.2, 0.1, 0.05, 0.025, 0.0125])
-errs = [np.abs(rs.euler(lambda x, t: A_rot @ x, x0, 10.0, h) - ref.sol(10.0)).max()
-        for h in hs]
+errs = [
+    np.abs(rs.euler(lambda x, t: A_rot @ x, x0, 10.0, h) - ref.sol(10.0)).max()
+    for h in hs
+]
 axes[1].loglog(hs, errs, "o-", label="Euler error")
 axes[1].loglog(hs, errs[0] * hs / hs[0], "k--", lw=1, label="slope 1")
 axes[1].set(xlabel="step h", ylabel="error at T = 10", title="first order")
@@ -621,7 +663,7 @@ verify("C9-69", "C9-70", "C9-72", "C9-73")
 X_all = torch.as_tensor(X_dig / 16.0, dtype=torch.float32).reshape(-1, 1, 8, 8)
 y_all = torch.as_tensor(y_dig)
 perm = torch.randperm(len(X_all), generator=torch.Generator().manual_seed(0))
-tr, va = perm[:300 if FAST else 1200], perm[1200:]
+tr, va = perm[: 300 if FAST else 1200], perm[1200:]
 
 
 def make_cnn(kind):
@@ -632,9 +674,15 @@ def make_cnn(kind):
         return [*layers, torch.nn.ReLU()]
 
     head = [torch.nn.Dropout(0.5)] if kind == "dropout" else []
-    return torch.nn.Sequential(*block(1, 16), torch.nn.MaxPool2d(2), *block(16, 32),
-                               torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
-                               *head, torch.nn.Linear(32, 10))
+    return torch.nn.Sequential(
+        *block(1, 16),
+        torch.nn.MaxPool2d(2),
+        *block(16, 32),
+        torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(),
+        *head,
+        torch.nn.Linear(32, 10),
+    )
 
 
 def train(kind, epochs):

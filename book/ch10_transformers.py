@@ -47,8 +47,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -111,14 +117,20 @@ X_tok = rng.standard_normal((n_tok, 4))
 i0 = 4
 offsets = i0 - np.arange(n_tok)
 w_standard = np.select([offsets == 0, np.abs(offsets) == 1], [1.0, 0.5], 0.0)
-w_long = np.exp(-offsets**2 / 8.0) * np.cos(offsets / 2)
+w_long = np.exp(-(offsets**2) / 8.0) * np.cos(offsets / 2)
 w_nonlocal = softmax(X_tok @ X_tok[i0])
 fig, axes = plt.subplots(1, 3, figsize=(11, 2.8), sharey=False)
-for ax, w, name in zip(axes, (w_standard, w_long, w_nonlocal),
-                       ("standard conv (k = 1)", "long conv g(i − j)",
-                        "non-local softmax(x_i·x_j)"), strict=True):
-    ax.bar(np.arange(n_tok), w, color=["tab:red" if j == i0 else "tab:gray"
-                                       for j in range(n_tok)])
+for ax, w, name in zip(
+    axes,
+    (w_standard, w_long, w_nonlocal),
+    ("standard conv (k = 1)", "long conv g(i − j)", "non-local softmax(x_i·x_j)"),
+    strict=True,
+):
+    ax.bar(
+        np.arange(n_tok),
+        w,
+        color=["tab:red" if j == i0 else "tab:gray" for j in range(n_tok)],
+    )
     ax.set(title=name, xlabel="input token j")
 axes[0].set_ylabel("weight on x_j for output 4")
 fig.suptitle("Three ways of mixing tokens (F.10.1)")
@@ -147,8 +159,10 @@ e_dims = np.array([16, 64, 256])
 z1, z2 = rng.standard_normal((2, 20_000, 256))
 for e_ in e_dims:
     dots = np.einsum("ne,ne->n", 2.0 * z1[:, :e_], 2.0 * z2[:, :e_])
-    print(f"e = {e_:3d}, σ = 2: var(xᵀy) = {dots.var():7.1f} (eσ⁴ = {e_ * 16}), "
-          f"var(xᵀy/√e) = {(dots / np.sqrt(e_)).var():5.2f} (σ⁴ = 16, σ² = 4)")
+    print(
+        f"e = {e_:3d}, σ = 2: var(xᵀy) = {dots.var():7.1f} (eσ⁴ = {e_ * 16}), "
+        f"var(xᵀy/√e) = {(dots / np.sqrt(e_)).var():5.2f} (σ⁴ = 16, σ² = 4)"
+    )
 
 # %% [markdown]
 # ```{admonition} Erratum (E10-01, §10.1.2, line 5108)
@@ -192,8 +206,14 @@ X5 = rng.standard_normal((n5, e5))
 Wq5, Wk5, Wv5 = (rng.standard_normal((e5, s)) for s in (k5, k5, v5))
 Q5, K5, V5 = A.qkv_projections(X5, Wq5, Wk5, Wv5)
 W5 = A.attention_weights(Q5, K5)
-panels = [(Q5, "Q (n, k)"), (K5.T, "Kᵀ (k, n)"), (A.dot_scores(Q5, K5), "QKᵀ/√k"),
-          (W5, "softmax (rows sum to 1)"), (V5, "V (n, v)"), (W5 @ V5, "SA(X) (n, v)")]
+panels = [
+    (Q5, "Q (n, k)"),
+    (K5.T, "Kᵀ (k, n)"),
+    (A.dot_scores(Q5, K5), "QKᵀ/√k"),
+    (W5, "softmax (rows sum to 1)"),
+    (V5, "V (n, v)"),
+    (W5 @ V5, "SA(X) (n, v)"),
+]
 fig, axes = plt.subplots(1, 6, figsize=(13, 2.6))
 for ax, (M, name) in zip(axes, panels, strict=True):
     ax.imshow(M, cmap="viridis" if "softmax" in name else "RdBu_r")
@@ -243,12 +263,13 @@ attention_lab.static_view(sigmas=[0.3, 1.0, 3.0] if FAST else None)
 M_causal = A.causal_mask(4)
 print(M_causal)
 Qc, Kc, Vc = rng.standard_normal((3, 4, 3))
-print("causal attention matrix:\n",
-      A.attention_weights(Qc, Kc, mask=M_causal).round(3))
+print("causal attention matrix:\n", A.attention_weights(Qc, Kc, mask=M_causal).round(3))
 with np.errstate(invalid="ignore"):
     literal = A.literal_book_causal_attention(Qc, Kc, Vc)
-print("the book's literal Hadamard mask gives NaN rows:",
-      np.isnan(literal).any(axis=1).tolist())
+print(
+    "the book's literal Hadamard mask gives NaN rows:",
+    np.isnan(literal).any(axis=1).tolist(),
+)
 
 # %% [markdown]
 # ```{admonition} Erratum (Chapter 11, §11.1.1, lines 5617 and 5625; registered there)
@@ -271,7 +292,10 @@ print("the book's literal Hadamard mask gives NaN rows:",
 
 # %%
 p_mha = A.mha_init(8, 2, rng=rng)
-print("MHA output shape for X (5, 8):", A.multi_head_attention(rng.standard_normal((5, 8)), p_mha, heads=2).shape)
+print(
+    "MHA output shape for X (5, 8):",
+    A.multi_head_attention(rng.standard_normal((5, 8)), p_mha, heads=2).shape,
+)
 print("parameters for e = 512, h = 8:", f"{A.mha_param_count(512, 8, 64, 64, 512):,}")
 verify("C10-15", "C10-16", "C10-17")
 
@@ -350,8 +374,12 @@ X6 = rng.standard_normal((6, 8))
 perm6 = np.array([3, 0, 5, 1, 4, 2])
 P6 = np.eye(6)[perm6]
 fig, axes = plt.subplots(1, 4, figsize=(11, 2.8))
-for ax, M, name in zip(axes, (X6, f_mha(X6), P6 @ X6, f_mha(P6 @ X6)),
-                       ("X", "MHA(X)", "PX", "MHA(PX) = P MHA(X)"), strict=True):
+for ax, M, name in zip(
+    axes,
+    (X6, f_mha(X6), P6 @ X6, f_mha(P6 @ X6)),
+    ("X", "MHA(X)", "PX", "MHA(PX) = P MHA(X)"),
+    strict=True,
+):
     ax.imshow(M, cmap="RdBu_r", aspect="auto")
     ax.set(title=name, xticks=[], yticks=range(6))
 axes[2].set_yticklabels([f"x{j}" for j in perm6])
@@ -375,15 +403,20 @@ X_dup[3] = X_dup[0]  # "the cat saw the table": 'the' at positions 0 and 3
 S_tab = A.sinusoidal_positions(5, 8)
 H_no, H_pe = f_mha(X_dup), f_mha(A.add_positional(X_dup, S_tab))
 fig, axes = plt.subplots(1, 4, figsize=(11, 2.6))
-for ax, M, name in zip(axes, (X_dup, S_tab, H_no, H_pe),
-                       ("tokens X (rows 0, 3 equal)", "positions S", "MHA(X)",
-                        "MHA(X + S)"), strict=True):
+for ax, M, name in zip(
+    axes,
+    (X_dup, S_tab, H_no, H_pe),
+    ("tokens X (rows 0, 3 equal)", "positions S", "MHA(X)", "MHA(X + S)"),
+    strict=True,
+):
     ax.imshow(M, cmap="RdBu_r", aspect="auto")
     ax.set(title=name, xticks=[], yticks=range(5))
 fig.suptitle("Positional embeddings make the same token differ by position (F.10.5)")
 plt.show()
-print(f"rows 0 and 3 differ by {np.abs(H_no[0] - H_no[3]).max():.1e} without and "
-      f"{np.abs(H_pe[0] - H_pe[3]).max():.2f} with positions")
+print(
+    f"rows 0 and 3 differ by {np.abs(H_no[0] - H_no[3]).max():.1e} without and "
+    f"{np.abs(H_pe[0] - H_pe[3]).max():.2f} with positions"
+)
 try:
     A.add_positional(np.zeros((7, 8)), S_tab)
 except ValueError as err:
@@ -432,8 +465,15 @@ fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
 xs = np.linspace(0, 4 * np.pi, 2000)
 for w in (0.1, 1.0, 10.0):
     axes[0].plot(xs, np.sin(w * xs), lw=1, label=f"ω = {w:g}")
-axes[0].plot([6] * 3, np.sin(np.array([0.1, 1, 10]) * 6), "o", color="tab:red",
-             mfc="none", mew=2, ms=8)
+axes[0].plot(
+    [6] * 3,
+    np.sin(np.array([0.1, 1, 10]) * 6),
+    "o",
+    color="tab:red",
+    mfc="none",
+    mew=2,
+    ms=8,
+)
 axes[0].set(title="embedding of x = 6 (F.10.6)", xlabel="x")
 axes[0].legend(fontsize=7)
 axes[1].imshow(S_big, aspect="auto", cmap="RdBu")
@@ -496,8 +536,13 @@ for h, ax in enumerate(axes):
 fig.suptitle("ALiBi: attention of random tokens with each head's bias")
 plt.show()
 q_r, k_r = rng.standard_normal((2, 1, 8))
-scores = [[float(A.rope(q_r, positions=[i])[0] @ A.rope(k_r, positions=[j])[0])
-           for j in range(6)] for i in range(6)]
+scores = [
+    [
+        float(A.rope(q_r, positions=[i])[0] @ A.rope(k_r, positions=[j])[0])
+        for j in range(6)
+    ]
+    for i in range(6)
+]
 print("RoPE scores ⟨R_i q, R_j k⟩ (constant along diagonals):\n", np.round(scores, 3))
 verify("C10-41", "C10-42", "C10-43")
 
@@ -523,10 +568,13 @@ verify("C10-44", "C10-45", "C10-46")
 # post-norm stack's gradients change much more from block to block (this is a
 # demonstration at one seed, not a claim we assert).
 
+
 # %%
 def grad_norms(norm: str, depth: int = 12, e: int = 32, n: int = 16, seed: int = 0):
     torch.manual_seed(seed)
-    blocks = torch.nn.ModuleList(T.TransformerBlock(e, 4, norm=norm) for _ in range(depth))
+    blocks = torch.nn.ModuleList(
+        T.TransformerBlock(e, 4, norm=norm) for _ in range(depth)
+    )
     x = torch.randn(4, n, e)
     for b in blocks:
         x = b(x)
@@ -537,8 +585,12 @@ def grad_norms(norm: str, depth: int = 12, e: int = 32, n: int = 16, seed: int =
 fig, ax = plt.subplots(figsize=(6, 3.2))
 depth = 6 if FAST else 12
 for norm in ("pre", "post"):
-    ax.semilogy(range(1, depth + 1), grad_norms(norm, depth), "o-", label=f"{norm}-norm")
-ax.set(xlabel="block", ylabel="‖∂loss/∂W_q‖", title="gradient per block at initialisation")
+    ax.semilogy(
+        range(1, depth + 1), grad_norms(norm, depth), "o-", label=f"{norm}-norm"
+    )
+ax.set(
+    xlabel="block", ylabel="‖∂loss/∂W_q‖", title="gradient per block at initialisation"
+)
 ax.legend()
 plt.show()
 
@@ -584,8 +636,9 @@ for r0, c0 in ((0, 0), (0, 4), (4, 0), (4, 4)):
     v_img[r0 : r0 + 4, c0 : c0 + 4] = img[r0 : r0 + 4, c0 : c0 + 4]
     quads.append(v_img)
 fig, axes = plt.subplots(1, 5, figsize=(9, 2))
-for ax, im, name in zip(axes, [img, *quads], ["digit", "view 1", "view 2", "view 3",
-                                               "view 4"], strict=True):
+for ax, im, name in zip(
+    axes, [img, *quads], ["digit", "view 1", "view 2", "view 3", "view 4"], strict=True
+):
     ax.imshow(im, cmap="gray_r")
     ax.set(title=name, xticks=[], yticks=[])
 fig.suptitle(f"a digit ({yd[0]}) and its four views (F.10.8)")

@@ -43,8 +43,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -91,7 +97,9 @@ for (name, A), top, bottom in zip(examples.items(), axes[0], axes[1], strict=Tru
         if "grid" in name
         else nx.spring_layout(G, seed=1)
     )
-    nx.draw_networkx(G, pos, ax=top, node_size=120, with_labels=False, node_color="tab:blue")
+    nx.draw_networkx(
+        G, pos, ax=top, node_size=120, with_labels=False, node_color="tab:blue"
+    )
     top.set_title(name)
     top.axis("off")
     bottom.imshow(A, cmap="Greys")
@@ -190,7 +198,9 @@ n_rand = 300
 A_ba = g.barabasi_albert(n_rand, 3, seed=0)
 A_er = g.erdos_renyi(n_rand, A_ba.sum() / (n_rand * (n_rand - 1)), seed=0)
 fig, axes = plt.subplots(2, 2, figsize=(9, 7))
-for row, (name, A) in enumerate([("Erdős–Rényi", A_er), ("Barabási–Albert (m = 3)", A_ba)]):
+for row, (name, A) in enumerate(
+    [("Erdős–Rényi", A_er), ("Barabási–Albert (m = 3)", A_ba)]
+):
     G = nx.from_numpy_array(A)
     deg = A.sum(1)
     nx.draw_networkx(G, nx.spring_layout(G, seed=0), ax=axes[row, 0], node_size=6 + deg,
@@ -198,7 +208,9 @@ for row, (name, A) in enumerate([("Erdős–Rényi", A_er), ("Barabási–Albert
     axes[row, 0].set_title(f"{name}: {int(A.sum() / 2)} edges")
     axes[row, 0].axis("off")
     axes[row, 1].hist(deg, bins=np.arange(deg.max() + 2) - 0.5, color="tab:orange")
-    axes[row, 1].set(title=f"degrees (max {deg.max():.0f})", xlabel="degree", ylabel="nodes")
+    axes[row, 1].set(
+        title=f"degrees (max {deg.max():.0f})", xlabel="degree", ylabel="nodes"
+    )
 fig.suptitle("F.12.3: same mean degree, different distributions")
 plt.show()
 verify("C12-42")
@@ -222,7 +234,10 @@ x15 = np.random.default_rng(0).random(15)
 R15 = g.normalized_adjacency(A15, mode="row")
 print("dense:", np.round(g.diffusion(R15, x15, 3)[:5], 4))
 print("CSR:  ", np.round(g.diffusion(sp.csr_matrix(R15), x15, 3)[:5], 4))
-print("torch:", np.round(g.diffusion(torch.tensor(R15), torch.tensor(x15), 3)[:5].numpy(), 4))
+print(
+    "torch:",
+    np.round(g.diffusion(torch.tensor(R15), torch.tensor(x15), 3)[:5].numpy(), 4),
+)
 verify("C12-10", "C12-11", "C12-12", "C12-13")
 
 # %% [markdown]
@@ -285,8 +300,12 @@ graph_diffusion.static_view(steps=30, frames=12 if FAST else 24)
 
 # %%
 x_demo = rng.standard_normal(15)
-double = sum(A15[i, j] * (x_demo[i] - x_demo[j]) ** 2 for i in range(15) for j in range(15))
-print(f"xᵀLx = {x_demo @ g.laplacian(A15) @ x_demo:.3f};  Σ_ij A_ij (x_i − x_j)² = {double:.3f}")
+double = sum(
+    A15[i, j] * (x_demo[i] - x_demo[j]) ** 2 for i in range(15) for j in range(15)
+)
+print(
+    f"xᵀLx = {x_demo @ g.laplacian(A15) @ x_demo:.3f};  Σ_ij A_ij (x_i − x_j)² = {double:.3f}"
+)
 
 # %% [markdown]
 # ```{admonition} Erratum (E12-04, lines 6053 and 6065)
@@ -414,7 +433,10 @@ print(f"GCN on the karate club: accuracy {g.accuracy(run_k['logits'], yk, ~mask_
 Gk = nx.karate_club_graph()
 pos_k = nx.spring_layout(Gk, seed=3)
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
-for ax, colours, title in ((axes[0], yk, "true clubs"), (axes[1], pred_k, "GCN predictions")):
+for ax, colours, title in (
+    (axes[0], yk, "true clubs"),
+    (axes[1], pred_k, "GCN predictions"),
+):
     nx.draw_networkx(Gk, pos_k, ax=ax, node_color=colours, cmap="coolwarm", node_size=180,
                      font_size=7, edgecolors=["k" if m else "none" for m in mask_k],
                      linewidths=2.5)  # fmt: skip
@@ -462,7 +484,11 @@ verify("C12-28", "C12-29", "C12-30")
 # %%
 A12 = g.erdos_renyi(12, 0.3, seed=0)
 X12 = rng.standard_normal((12, 4))
-W12, V12, a12 = rng.standard_normal((4, 3)), rng.standard_normal((8, 6)), rng.standard_normal(6)
+W12, V12, a12 = (
+    rng.standard_normal((4, 3)),
+    rng.standard_normal((8, 6)),
+    rng.standard_normal(6),
+)
 
 
 def gatv2_loop(A, X, W, V, a, slope=0.2):
@@ -618,12 +644,16 @@ def patch_gnn(X):  # X (b, 16, 4): the same A for every image, applied by broadc
 for _epoch in range(4 if FAST else 15):
     for k in range(0, 1376, 32):
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(patch_gnn(Xt[k : k + 32]), yt[k : k + 32])
+        loss = torch.nn.functional.cross_entropy(
+            patch_gnn(Xt[k : k + 32]), yt[k : k + 32]
+        )
         loss.backward()
         opt.step()
 with torch.no_grad():
     acc_p = (patch_gnn(Xt[1400:]).argmax(1) == yt[1400:]).float().mean().item()
-print(f"patch-graph GNN: test accuracy {acc_p:.3f} on {len(yt) - 1400} digits (chance 0.1)")
+print(
+    f"patch-graph GNN: test accuracy {acc_p:.3f} on {len(yt) - 1400} digits (chance 0.1)"
+)
 
 # %% [markdown]
 # ## Summary

@@ -44,8 +44,14 @@ except ImportError:  # e.g. on Colab: install the companion package, then import
     import sys
 
     subprocess.check_call(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
+        ]
     )
     import alice_lab
 
@@ -59,7 +65,9 @@ from alice_lab import recurrent as R
 from alice_lab.claims import verify
 from alice_lab.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
 
-jax.config.update("jax_enable_x64", True)  # float64 so that JAX matches NumPy digit for digit
+jax.config.update(
+    "jax_enable_x64", True
+)  # float64 so that JAX matches NumPy digit for digit
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
@@ -80,15 +88,24 @@ torch.manual_seed(0)
 
 # %%
 n, c, v = 10, 4, 3
-Q, K, V = rng.standard_normal((n, c)), rng.standard_normal((n, c)), rng.standard_normal((n, v))
+Q, K, V = (
+    rng.standard_normal((n, c)),
+    rng.standard_normal((n, c)),
+    rng.standard_normal((n, v)),
+)
 H_exp = R.kernel_attention(Q, K, V)  # α = exp(qᵀk)
 H_torch = torch.nn.functional.scaled_dot_product_attention(
-    *(torch.as_tensor(M) for M in (Q, K, V)), scale=1.0).numpy()
+    *(torch.as_tensor(M) for M in (Q, K, V)), scale=1.0
+).numpy()
 print("exp kernel vs torch softmax attention:", np.abs(H_exp - H_torch).max())
 print("ELU+1 at -50, 0, 3:", R.elu_plus_one(np.array([-50.0, 0.0, 3.0])))
 x, y = rng.standard_normal(4), rng.standard_normal(4)
-print("quadratic features: φ(x)ᵀφ(y) =", R.quadratic_features(x) @ R.quadratic_features(y),
-      " (xᵀy)² =", (x @ y) ** 2)
+print(
+    "quadratic features: φ(x)ᵀφ(y) =",
+    R.quadratic_features(x) @ R.quadratic_features(y),
+    " (xᵀy)² =",
+    (x @ y) ** 2,
+)
 verify("C13-01", "C13-02", "C13-03", "C13-04")
 
 # %% [markdown]
@@ -130,7 +147,11 @@ verify("C13-05", "E13-01")
 # arrays:
 
 # %%
-for name, to in (("numpy", np.asarray), ("torch", torch.as_tensor), ("jax", jax.numpy.asarray)):
+for name, to in (
+    ("numpy", np.asarray),
+    ("torch", torch.as_tensor),
+    ("jax", jax.numpy.asarray),
+):
     Qb, Kb, Vb = (to(M) for M in (Q, K, V))
     par = np.asarray(R.causal_linear_attention_parallel(Qb, Kb, Vb))
     rec = np.asarray(R.causal_linear_attention_recurrent(Qb, Kb, Vb))
@@ -173,7 +194,9 @@ x_sine = (np.sin(t) + 0.1 * rng.standard_normal(60))[:, None]
 _, S_sine = R.elman_rnn(x_sine, A_e, B_e)
 fig, (ax0, ax1) = plt.subplots(2, 1, figsize=(7, 4), sharex=True)
 ax0.plot(x_sine[:, 0], color="tab:blue")
-ax0.set(ylabel="input x_i", title="a recurrent layer reads a sequence one token at a time")
+ax0.set(
+    ylabel="input x_i", title="a recurrent layer reads a sequence one token at a time"
+)
 ax1.imshow(S_sine.T, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
 ax1.set(xlabel="token i", ylabel="state s_i (6 features)")
 plt.show()
@@ -200,8 +223,10 @@ for i in range(length):  # the book's loop
     states.append(s)
 p = R.params_from_torch(cell)
 S_np, _ = R.rnn(x_box.numpy().astype(float), p)
-print("NumPy unrolled cell vs torch loop (float32):",
-      np.abs(S_np - torch.stack(states, 1).detach().numpy()).max())
+print(
+    "NumPy unrolled cell vs torch loop (float32):",
+    np.abs(S_np - torch.stack(states, 1).detach().numpy()).max(),
+)
 verify("C13-09", "C13-11")
 
 # %% [markdown]
@@ -223,7 +248,10 @@ u_in, target = np.sin(t)[:, None], np.sin(t + 0.1)[:, None]
 S_r = R.esn_states(u_in, A_r, B_r)
 W_out = R.esn_fit_readout(S_r[100:400], target[100:400])
 pred = np.hstack([S_r, np.ones((500, 1))]) @ W_out
-print("test RMSE of the readout:", float(np.sqrt(np.mean((pred[400:] - target[400:]) ** 2))))
+print(
+    "test RMSE of the readout:",
+    float(np.sqrt(np.mean((pred[400:] - target[400:]) ** 2))),
+)
 verify("C13-10")
 
 # %% [markdown]
@@ -238,10 +266,16 @@ verify("C13-10")
 # %%
 from alice_lab.calculus import jacobian_fd
 
-A_b, B_b, X_b = 0.8 * rng.standard_normal((3, 3)), rng.standard_normal((3, 2)), rng.standard_normal((6, 2))
+A_b, B_b, X_b = (
+    0.8 * rng.standard_normal((3, 3)),
+    rng.standard_normal((3, 2)),
+    rng.standard_normal((6, 2)),
+)
 J_bptt = R.bptt_weight_jacobian(A_b, B_b, X_b)
 J_fd = jacobian_fd(lambda A_: R.rnn_forward(A_, B_b, X_b)[0][-1], A_b)
-print("∂A s_n", J_bptt.shape, "BPTT vs central differences:", np.abs(J_bptt - J_fd).max())
+print(
+    "∂A s_n", J_bptt.shape, "BPTT vs central differences:", np.abs(J_bptt - J_fd).max()
+)
 verify("C13-12", "C13-13")
 
 # %% [markdown]
@@ -256,7 +290,9 @@ plt.figure(figsize=(5.5, 3.4))
 for rho in (0.5, 0.9, 1.0, 1.1, 1.5):
     A_rho = rho * np.linalg.qr(np.random.default_rng(1).standard_normal((4, 4)))[0]
     P = R.bptt_products(A_rho, np.ones((4, 1)), np.zeros((n_b, 1)), phi="linear")
-    plt.semilogy(np.arange(1, n_b + 1), [np.linalg.norm(Pi, 2) for Pi in P], label=f"ρ = {rho}")
+    plt.semilogy(
+        np.arange(1, n_b + 1), [np.linalg.norm(Pi, 2) for Pi in P], label=f"ρ = {rho}"
+    )
 plt.xlabel("step i")
 plt.ylabel("‖s̃_i‖₂")
 plt.title("vanishing and exploding products (linear RNN, n = 60)")
@@ -280,11 +316,22 @@ verify("C13-14", "C13-15")
 # ```
 
 # %%
-A_g, B_g, V_g, U_g = (rng.standard_normal(sh) for sh in ((3, 3), (3, 2), (3, 3), (3, 2)))
+A_g, B_g, V_g, U_g = (
+    rng.standard_normal(sh) for sh in ((3, 3), (3, 2), (3, 3), (3, 2))
+)
 s_g, x_g = rng.uniform(-1, 1, 3), rng.standard_normal(2)
-print("gate bias -20 (closed):", R.li_gru_cell(s_g, x_g, A_g, B_g, V_g, U_g, gate_bias=-20.0), "state:", s_g)
-print("per-feature gates (open, closed, open):",
-      R.li_gru_cell(s_g, x_g, A_g, B_g, V_g, U_g, gate_bias=np.array([20.0, -20.0, 20.0])))
+print(
+    "gate bias -20 (closed):",
+    R.li_gru_cell(s_g, x_g, A_g, B_g, V_g, U_g, gate_bias=-20.0),
+    "state:",
+    s_g,
+)
+print(
+    "per-feature gates (open, closed, open):",
+    R.li_gru_cell(
+        s_g, x_g, A_g, B_g, V_g, U_g, gate_bias=np.array([20.0, -20.0, 20.0])
+    ),
+)
 verify("C13-16", "E13-02", "C13-17")
 
 # %% [markdown]
@@ -297,7 +344,9 @@ for kind, fn in (("GRU", R.gru), ("LSTM", R.lstm)):
     layer = getattr(torch.nn, kind)(3, 4, batch_first=True).double()
     X_t = rng.standard_normal((2, 9, 3))
     ours = fn(X_t, R.params_from_torch(layer))[0]
-    print(f"{kind}: ours vs torch.nn.{kind}: {np.abs(ours - layer(torch.as_tensor(X_t))[0].detach().numpy()).max():.1e}")
+    print(
+        f"{kind}: ours vs torch.nn.{kind}: {np.abs(ours - layer(torch.as_tensor(X_t))[0].detach().numpy()).max():.1e}"
+    )
 
 # %% [markdown]
 # ## 13.3 Structured state space models
@@ -315,12 +364,18 @@ for kind, fn in (("GRU", R.gru), ("LSTM", R.lstm)):
 e_s, c_s, o_s, n_s = 4, 2, 3, 40
 A_s = rng.standard_normal((e_s, e_s))
 A_s *= 0.9 / np.max(np.abs(np.linalg.eigvals(A_s)))
-B_s, C_s, D_s = rng.standard_normal((e_s, c_s)), rng.standard_normal((o_s, e_s)), rng.standard_normal((o_s, c_s))
+B_s, C_s, D_s = (
+    rng.standard_normal((e_s, c_s)),
+    rng.standard_normal((o_s, e_s)),
+    rng.standard_normal((o_s, c_s)),
+)
 X_s = rng.standard_normal((n_s, c_s))
 Y_s, S_s = R.linear_ssm(X_s, A_s, B_s, C_s, D_s)
 K_s = R.ssm_kernel(A_s, B_s, n_s)
 print("kernel K:", K_s.shape)
-print("closed form vs recurrence:", np.abs(R.ssm_closed_form(X_s, A_s, B_s) - S_s).max())
+print(
+    "closed form vs recurrence:", np.abs(R.ssm_closed_form(X_s, A_s, B_s) - S_s).max()
+)
 print("long convolution vs recurrence:", np.abs(R.ssm_conv(X_s, K_s) - S_s).max())
 verify("C13-18", "C13-19", "C13-20")
 
@@ -337,7 +392,9 @@ Ac = A_s - 2 * np.eye(e_s)
 for method in ("zoh", "bilinear"):
     Ad, Bd = R.discretize(Ac, B_s, 0.1, method)
     ref = cont2discrete((Ac, B_s, C_s, D_s), 0.1, method=method)
-    print(f"{method:8s}: vs SciPy {max(np.abs(Ad - ref[0]).max(), np.abs(Bd - ref[1]).max()):.1e}")
+    print(
+        f"{method:8s}: vs SciPy {max(np.abs(Ad - ref[0]).max(), np.abs(Bd - ref[1]).max()):.1e}"
+    )
 
 # %% [markdown]
 # ### 13.3.2 An interlude: associative scans
@@ -350,13 +407,24 @@ for method in ("zoh", "bilinear"):
 # \mathbf{V}\mathbf{z} + \mathbf{v})$ the prefixes are $(\mathbf{A}^i, \mathbf{s}_i)$.
 
 # %%
-out, trace = R.associative_scan(lambda a, b: a + b, [1, 2, 3, 4, 5, 6], return_trace=True)
+out, trace = R.associative_scan(
+    lambda a, b: a + b, [1, 2, 3, 4, 5, 6], return_trace=True
+)
 print("prefix sums:", out, f"— {trace.work} ops in {trace.depth} levels")
 for k, level in enumerate(trace.levels, 1):
-    print(f"  level {k}:", ", ".join(f"x{o.left[0]}..{o.left[1]} ⋆ x{o.right[0]}..{o.right[1]}" for o in level))
+    print(
+        f"  level {k}:",
+        ", ".join(
+            f"x{o.left[0]}..{o.left[1]} ⋆ x{o.right[0]}..{o.right[1]}" for o in level
+        ),
+    )
 S_scan, P_scan = R.ssm_scan(X_s, A_s, B_s, return_powers=True)
-print("SSM by scan vs recurrence:", np.abs(S_scan - S_s).max(),
-      "| prefix 5's matrix vs A⁵:", np.abs(P_scan[4] - np.linalg.matrix_power(A_s, 5)).max())
+print(
+    "SSM by scan vs recurrence:",
+    np.abs(S_scan - S_s).max(),
+    "| prefix 5's matrix vs A⁵:",
+    np.abs(P_scan[4] - np.linalg.matrix_power(A_s, 5)).max(),
+)
 a_j, b_j = np.full((n_s, 3), 0.9), X_s @ rng.standard_normal((2, 3))
 h_assoc = np.asarray(R.jax_linear_recurrence(a_j, b_j, method="associative"))
 h_loop = np.asarray(R.jax_linear_recurrence(a_j, b_j, method="scan"))
@@ -421,8 +489,13 @@ _, P_s, _ = R.diagonalize(A_s)
 print("eigenvalues:", np.round(lam, 3))
 for method in ("recurrent", "scan", "conv"):
     Y_d = R.diagonal_ssm(X_s, lam, Bbar, Cbar, D_s, method=method)
-    print(f"diagonal SSM ({method:9s}) with P⁻¹B vs original: {np.abs(Y_d - Y_s).max():.1e}")
-print("with the printed PB:", np.abs(R.diagonal_ssm(X_s, lam, P_s @ B_s, Cbar, D_s) - Y_s).max())
+    print(
+        f"diagonal SSM ({method:9s}) with P⁻¹B vs original: {np.abs(Y_d - Y_s).max():.1e}"
+    )
+print(
+    "with the printed PB:",
+    np.abs(R.diagonal_ssm(X_s, lam, P_s @ B_s, Cbar, D_s) - Y_s).max(),
+)
 verify("C13-26", "E13-04", "C13-27", "C13-28")
 
 # %% [markdown]
@@ -465,7 +538,10 @@ ssm_kernel.static_view(radii=[0.5, 0.8, 0.95, 1.02] if FAST else None)
 Qa, Ka, Va = (rng.standard_normal((8, 3)) for _ in range(3))
 ctx = R.aft(Qa, Ka, Va) / (1 / (1 + np.exp(-Qa)))
 print("AFT-simple: rows of H/σ(Q) identical:", np.allclose(ctx, ctx[0]))
-print("AFT with W = 0 equals AFT-simple:", np.allclose(R.aft(Qa, Ka, Va, np.zeros((8, 8))), R.aft(Qa, Ka, Va)))
+print(
+    "AFT with W = 0 equals AFT-simple:",
+    np.allclose(R.aft(Qa, Ka, Va, np.zeros((8, 8))), R.aft(Qa, Ka, Va)),
+)
 verify("C13-30", "E13-05", "C13-31", "E13-06", "C13-32")
 
 # %% [markdown]
@@ -483,7 +559,9 @@ Rr, Kr, Vr = (rng.standard_normal((12, 4)) for _ in range(3))
 w_d, u_b = rng.uniform(0, 1, 4), rng.standard_normal(4)
 par = R.rwkv_time_mix(Rr, Kr, Vr, w_d, u_b)
 for form in ("recurrent", "stable"):
-    print(f"RWKV {form} vs parallel: {np.abs(R.rwkv_time_mix(Rr, Kr, Vr, w_d, u_b, form=form) - par).max():.1e}")
+    print(
+        f"RWKV {form} vs parallel: {np.abs(R.rwkv_time_mix(Rr, Kr, Vr, w_d, u_b, form=form) - par).max():.1e}"
+    )
 big = R.rwkv_time_mix(Rr, Kr + 800, Vr, w_d, u_b, form="stable")
 print("keys + 800, stable form still equal:", np.abs(big - par).max())
 verify("C13-33", "C13-34", "C13-35")
@@ -503,22 +581,47 @@ verify("C13-33", "C13-34", "C13-35")
 # %%
 n_m, c_m, e_m = 40, 2, 4
 X_m = rng.standard_normal((n_m, c_m))
-args = (-np.exp(rng.standard_normal((c_m, e_m))), rng.standard_normal((e_m, c_m)),
-        rng.standard_normal((e_m, c_m)), rng.standard_normal((c_m, c_m)), np.zeros(c_m))
+args = (
+    -np.exp(rng.standard_normal((c_m, e_m))),
+    rng.standard_normal((e_m, c_m)),
+    rng.standard_normal((e_m, c_m)),
+    rng.standard_normal((c_m, c_m)),
+    np.zeros(c_m),
+)
 H_m, decay = R.selective_ssm(X_m, *args, return_decay=True)
-print("selective SSM, scan vs loop:", np.abs(R.selective_ssm(X_m, *args, method="scan") - H_m).max())
+print(
+    "selective SSM, scan vs loop:",
+    np.abs(R.selective_ssm(X_m, *args, method="scan") - H_m).max(),
+)
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(10, 3))
 ax0.plot(decay[:, 0, :])
-ax0.set(xlabel="token i", ylabel="exp(Δ_i Ā)", title="input-dependent decays (channel 1)")
+ax0.set(
+    xlabel="token i", ylabel="exp(Δ_i Ā)", title="input-dependent decays (channel 1)"
+)
 ax1.set_axis_off()
-boxes = [("input proj.", (0.08, 0.45)), ("depthwise conv", (0.3, 0.78)),
-         ("selective SSM", (0.68, 0.78)), ("σ gate", (0.45, 0.15)),
-         ("⊙ → output proj.", (0.86, 0.45))]
+boxes = [
+    ("input proj.", (0.08, 0.45)),
+    ("depthwise conv", (0.3, 0.78)),
+    ("selective SSM", (0.68, 0.78)),
+    ("σ gate", (0.45, 0.15)),
+    ("⊙ → output proj.", (0.86, 0.45)),
+]
 for k, (label, xy) in enumerate(boxes):
-    ax1.text(*xy, label, ha="center", va="center", fontsize=8,
-             bbox={"boxstyle": "round", "fc": f"C{k}", "alpha": 0.3})
-for a, b in [((0.1, 0.52), (0.24, 0.72)), ((0.43, 0.78), (0.55, 0.78)), ((0.74, 0.71), (0.84, 0.52)),
-             ((0.1, 0.38), (0.38, 0.18)), ((0.52, 0.18), (0.82, 0.38))]:
+    ax1.text(
+        *xy,
+        label,
+        ha="center",
+        va="center",
+        fontsize=8,
+        bbox={"boxstyle": "round", "fc": f"C{k}", "alpha": 0.3},
+    )
+for a, b in [
+    ((0.1, 0.52), (0.24, 0.72)),
+    ((0.43, 0.78), (0.55, 0.78)),
+    ((0.74, 0.71), (0.84, 0.52)),
+    ((0.1, 0.38), (0.38, 0.18)),
+    ((0.52, 0.18), (0.82, 0.38)),
+]:
     ax1.annotate("", xy=b, xytext=a, arrowprops={"arrowstyle": "->"})
 ax1.set_title("Mamba block (no residual or normalisation)")
 plt.show()

@@ -43,7 +43,9 @@ else:
 missing = sorted({c.id for c in found} - {r.claim.id for r in res})
 ok = sum(r.ok for r in res)
 errata = sum(r.claim.erratum is not None for r in res)
-print(f"{len(res)} claims checked, {ok} hold, {len(res) - ok} fail; {errata} of them are errata")
+print(
+    f"{len(res)} claims checked, {ok} hold, {len(res) - ok} fail; {errata} of them are errata"
+)
 
 # %%
 display(Markdown(claims.report(res)))
