@@ -57,11 +57,25 @@ def run_instructor(source: Path):
 
 
 def run_student(source: Path):
-    """Execute the student notebook generated from ``source``, errors allowed; return
-    (nb, stdout)."""
+    """Execute the student notebook generated from ``source`` the way Jupyter's *Run
+    all* does: the first cell that raises stops the run, and fails here with that cell's
+    source and error. Returns (nb, stdout)."""
+    import re
+
+    from nbclient.exceptions import CellExecutionError
+
     from alice_lab.labs import student_notebook
 
-    nb = execute(student_notebook(source), allow_errors=True)
+    nb = student_notebook(source)
+    try:
+        execute(nb, allow_errors=False)
+    except CellExecutionError as err:
+        where = [i for i, c in enumerate(nb.cells) if c.get("execution_count")]
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(err))  # no terminal colours
+        raise AssertionError(
+            f"Run all stops at cell {where[-1] if where else '?'} of the student "
+            f"notebook of {source.name} ({err.ename}: {err.evalue}):\n{text}"
+        ) from None
     return nb, stdout(nb)
 
 
@@ -81,12 +95,14 @@ def assert_full_marks(out: str, lab: str, exercises) -> None:
 
 
 def assert_scores_zero(out: str, lab: str, exercises, *, skipped=()) -> None:
-    """``out`` has "✗ Exercise N.k (0/" for each exercise, "(skipped until Exercise
-    N.k is done)" for each of ``skipped``, and "Total for labNN: 0/… pts"."""
+    """``out`` has "✗ Exercise N.k (0/… pts): not attempted" for each exercise,
+    "(skipped until Exercise N.k is done)" for each of ``skipped``, and
+    "Total for labNN: 0/… pts"."""
     import re
 
     for ex in exercises:
-        assert f"✗ Exercise {ex} (0/" in out, ex
+        line = rf"^✗ Exercise {re.escape(ex)} \(0/\d+ pts\): not attempted"
+        assert re.search(line, out, re.M), ex
     for ex in skipped:  # the demos that wait for their exercise
         assert f"(skipped until Exercise {ex} is done)" in out, ex
     assert re.search(rf"Total for {lab}: 0/\d+ pts", out)
@@ -97,14 +113,47 @@ def assert_no_errors(nb) -> None:
     assert not errors, [(e.ename, e.evalue) for e in errors]
 
 
-def assert_stubs_raise(nb, exercises) -> None:
-    """The only errors are the stubs' NotImplementedError("Exercise N.k"), one each."""
-    errors = outputs(nb, "error")
-    assert {e.ename for e in errors} == {"NotImplementedError"}, [
-        (e.ename, e.evalue) for e in errors
+def assert_ran_to_the_end(nb) -> None:
+    """Every code cell ran (has an execution count), the last one included, and none
+    left an error: what *Run all* needs to reach the end of the notebook."""
+    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    assert code, "no code cells"
+    last, cell = code[-1]
+    assert cell.execution_count is not None, (
+        f"the last code cell (cell {last}) did not run:\n{cell.source}"
+    )
+    not_run = [i for i, c in code if c.execution_count is None]
+    assert not not_run, f"cells that did not run: {not_run}"
+    assert_no_errors(nb)
+
+
+def assert_score_table(nb, lab: str, exercises) -> None:
+    """The cell calling ``grading.report("labNN", ...)`` ran and printed the table of
+    an untouched notebook: "✗ Exercise N.k (0/p pts): not attempted ..." for each of
+    ``exercises`` (every check of ``lab``, in order), then "Total for labNN: 0/T
+    pts"."""
+    from alice_lab import grading
+
+    checks = [c for i, c in sorted(grading.CHECKS.items()) if i.startswith(lab + ".")]
+    assert [c.exercise for c in checks] == list(exercises), lab
+    cells = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code" and f'grading.report("{lab}"' in c.source
     ]
-    want = sorted(f"Exercise {ex}" for ex in exercises)
-    assert sorted(e.evalue for e in errors) == want
+    assert len(cells) == 1, f"{len(cells)} cells call grading.report({lab!r}, ...)"
+    (cell,) = cells
+    assert cell.execution_count is not None, "the score cell did not run"
+    text = "".join(
+        o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout"
+    )
+    lines = text.splitlines()
+    total = sum(c.points for c in checks)
+    assert len(lines) == len(checks) + 1, text
+    for line, c in zip(lines, checks, strict=False):
+        head = f"✗ Exercise {c.exercise} (0/{c.points} pts): not attempted"
+        assert line.startswith(head), (line, head)
+    assert lines[-1] == f"Total for {lab}: 0/{total} pts", text
 
 
 def assert_no_stderr(nb) -> None:

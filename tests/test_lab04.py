@@ -1,5 +1,6 @@
-"""Lab 04: the instructor source passes every check, the student notebook fails each
-exercise cleanly (one NotImplementedError per exercise), every check rejects its known
+"""Lab 04: the instructor source passes every check, the student notebook runs to the
+end (Run all: no cell raises; each check says "not attempted", each demo waits for its
+exercise, the score table is printed), every check rejects its known
 wrong answers, and the committed student notebook is up to date."""
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ def test_instructor_source_passes_every_check(instructor_run):
 
 
 @pytest.mark.slow
-def test_student_notebook_fails_each_exercise_cleanly(student_run):
+def test_student_notebook_runs_to_the_end_and_scores_zero(student_run):
     nb, out = student_run
-    labkit.assert_stubs_raise(nb, EXERCISES)
-    labkit.assert_scores_zero(out, "lab04", EXERCISES)
+    labkit.assert_ran_to_the_end(nb)
+    labkit.assert_score_table(nb, "lab04", EXERCISES)
+    # each exercise fails cleanly, and each demo waits for its exercise
+    labkit.assert_scores_zero(out, "lab04", EXERCISES, skipped=EXERCISES)
 
 
 # --- the checks ---------------------------------------------------------------------

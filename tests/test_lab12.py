@@ -1,6 +1,7 @@
 """Lab 12 (GCN, GAT/GATv2 and images as patch graphs, in PyTorch): the instructor
-source runs and passes every check, the student notebook fails each exercise cleanly,
-every check rejects its known wrong answers."""
+source runs and passes every check, the student notebook runs to the end (no cell
+raises; each check says "not attempted", each demo waits for its exercise), and every
+check rejects its known wrong answers."""
 
 from __future__ import annotations
 
@@ -32,10 +33,12 @@ def test_instructor_source_passes_every_check():
 
 
 @pytest.mark.slow
-def test_student_notebook_fails_each_exercise_cleanly():
-    nb, out = labkit.run_student(SOURCE)
-    labkit.assert_stubs_raise(nb, EXERCISES)
-    labkit.assert_scores_zero(out, "lab12", EXERCISES)
+def test_student_notebook_runs_to_the_end_and_scores_zero():
+    nb, out = labkit.run_student(SOURCE)  # stops at the first cell that raises
+    labkit.assert_ran_to_the_end(nb)
+    labkit.assert_score_table(nb, "lab12", EXERCISES)
+    # each exercise fails cleanly, and each demo waits for its exercise
+    labkit.assert_scores_zero(out, "lab12", EXERCISES, skipped=EXERCISES)
 
 
 def test_five_exercises_are_registered():
