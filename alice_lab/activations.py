@@ -225,7 +225,7 @@ def elu(s: Any, alpha: float = 1.0) -> Any:
     book's ELU, bounded below by -1 and :math:`C^1` at the origin.
 
     ``expm1`` is applied to the negative part only: no overflow for large s and full
-    precision for small |s|.
+    precision for small :math:`|s|`.
 
     Book: §5.4, eq. ``elu`` (lines 2476-2484).
 

@@ -359,9 +359,10 @@ def linearize(f: Callable, x0: Any, grad: Any = None) -> Callable[[Any], Any]:
 
     Returns :math:`\tilde f(x) = f(x_0) + \langle \partial f(x_0), x - x_0\rangle`.
     x0 : () or (d); ``grad`` : the gradient at x0 (same shape as x0), computed with
-    :func:`grad_fd` when omitted. The returned function takes x : (..., *x0.shape) and
-    returns (...), so it can be evaluated on a whole grid at once. The error
-    :math:`f(x) - \tilde f(x)` vanishes faster than :math:`\lVert x - x_0 \rVert`.
+    :func:`grad_fd` when omitted. The returned function takes
+    ``x : (..., *x0.shape)`` and returns (...), so it can be evaluated on a whole grid
+    at once. The error :math:`f(x) - \tilde f(x)` vanishes faster than
+    :math:`\lVert x - x_0 \rVert`.
 
     Book: §2.2.3, Taylor's theorem (lines 776-788) and Box 2.6 (lines 790-812).
 

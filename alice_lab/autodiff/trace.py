@@ -105,6 +105,8 @@ def evaluate(fs: Sequence[Primitive], x: Any, ws: Sequence[Any]) -> list[np.ndar
 class ADCost:
     """What an algorithm did.
 
+    Attributes
+    ----------
     tangent_updates : F-AD products :math:`[\\partial_{h}h_i]\\widehat{W}_j`.
     multiply_adds : scalar multiply-adds, counted as dense products of the shapes.
     jacobians_built : input/weight Jacobians materialised. vjp_calls : VJP calls.

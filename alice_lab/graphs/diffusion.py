@@ -83,6 +83,8 @@ def diffusion(
     A is used as given: pass :func:`~alice_lab.graphs.normalized_adjacency` (row mode:
     weighted averages, line 6027) or a random-walk matrix to keep values bounded.
 
+    Parameters
+    ----------
     A : (n, n) dense (any backend), ``scipy.sparse`` or torch sparse.
     X : (n,) or (n, c), the same backend as A (NumPy when A is ``scipy.sparse``).
     sparse : ``"auto"`` converts a dense NumPy A to CSR when its density is below

@@ -69,10 +69,14 @@ def gcn_layer(A: Any, X: Any, W: Any, b: Any = None, *, activation: Any = None) 
     r"""One graph convolution, :math:`\phi(\mathbf{A}(\mathbf{X}\mathbf{W}+\mathbf{b}))`
     (E. at line 6119; the bias sits inside A, as the book writes it).
 
+    Parameters
+    ----------
     A : (n, n), dense (any backend), ``scipy.sparse`` (X NumPy) or torch sparse; used as
         given, so normalise it first (:func:`~alice_lab.graphs.normalized_adjacency`).
     X : (n, c); W : (c, c′); b : (c′,) or None; activation : None, ``"relu"`` or a
-    callable. Returns H (n, c′), X's backend.
+        callable.
+
+    Returns H (n, c′), X's backend.
 
     >>> import numpy as np
     >>> gcn_layer(np.eye(2), np.ones((2, 3)), np.ones((3, 1))).tolist()
