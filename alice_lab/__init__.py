@@ -13,8 +13,12 @@ np.float64(0.693147)
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 
-__version__ = "0.1.0"
+try:  # the version in pyproject.toml, the one place it is written
+    __version__ = importlib.metadata.version("alice_lab")
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree
+    __version__ = "unknown"
 
 _SUBMODULES = (
     "activations",

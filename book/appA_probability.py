@@ -14,7 +14,7 @@
 # %% [markdown]
 # # A. Probability theory
 #
-# [▶ Open this notebook in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/main/book/appA_probability.ipynb) · runs as is, no set-up needed
+# [▶ Open this notebook in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/v0.1.0/book/appA_probability.ipynb) · runs as is, no set-up needed
 #
 # *Companion to Appendix A ("Probability theory") of* Alice's Adventures in a
 # differentiable wonderland *by Simone Scardapane (CC BY-SA 4.0). The text of this
@@ -29,23 +29,20 @@
 # is made; the four places where the printed text is wrong are marked **Erratum**.
 
 # %%
+# Installs alice_lab 0.1.0, this notebook's release, when it
+# is missing (e.g. on Colab); does nothing where it is installed.
 try:
-    import alice_lab  # noqa: F401
-except ImportError:  # e.g. on Colab: install the companion package, then import
+    import alice_lab
+except ImportError:
     import subprocess
     import sys
 
-    subprocess.check_call(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion",
-        ]
-    )
-    import alice_lab  # noqa: F401
+    REPOSITORY = "https://github.com/alice-companion/alice-companion"
+    PACKAGE = f"alice_lab[jax] @ git+{REPOSITORY}@v0.1.0"
+    print(f"installing {PACKAGE} ...")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
+    import alice_lab
+print("alice_lab", alice_lab.__version__)
 
 # %%
 from fractions import Fraction

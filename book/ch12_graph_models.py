@@ -14,7 +14,7 @@
 # %% [markdown]
 # # 12. Graph models
 #
-# [▶ Open this notebook in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/main/book/ch12_graph_models.ipynb) · runs as is, no set-up needed
+# [▶ Open this notebook in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/v0.1.0/book/ch12_graph_models.ipynb) · runs as is, no set-up needed
 #
 # *Companion to Chapter 12 ("Graph models") of* Alice's Adventures in a differentiable
 # wonderland *by Simone Scardapane (CC BY-SA 4.0). The text of this notebook is derived
@@ -36,23 +36,20 @@
 # marked **Erratum** correct slips in the text.
 
 # %%
+# Installs alice_lab 0.1.0, this notebook's release, when it
+# is missing (e.g. on Colab); does nothing where it is installed.
 try:
     import alice_lab
-except ImportError:  # e.g. on Colab: install the companion package, then import
+except ImportError:
     import subprocess
     import sys
 
-    subprocess.check_call(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion",
-        ]
-    )
+    REPOSITORY = "https://github.com/alice-companion/alice-companion"
+    PACKAGE = f"alice_lab[torch] @ git+{REPOSITORY}@v0.1.0"
+    print(f"installing {PACKAGE} ...")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
     import alice_lab
+print("alice_lab", alice_lab.__version__)
 
 # %%
 import matplotlib.pyplot as plt

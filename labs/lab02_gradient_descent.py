@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 2 — Gradient descent on a bumpy landscape
 #
-# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/main/labs/student/lab02_gradient_descent.ipynb)
+# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/v0.1.0/labs/student/lab02_gradient_descent.ipynb)
 #
 # *Accompanies "From theory to practice" at the end of Chapter 2 of* Alice's Adventures
 # in a differentiable wonderland *by Simone Scardapane (book lines 1104–1160). The
@@ -24,17 +24,23 @@
 #
 # Replace each `raise NotImplementedError(...)` with your code. The cell after each
 # exercise runs a check that prints ✓ or ✗ with the points earned and, when something
-# is wrong, what differed; the cell after that uses your function.
+# is wrong, what differed; the cell after that uses your function, and until the
+# exercises it needs are done it says "(skipped until Exercise 2.k is done)" instead, so
+# that *Run all* still reaches your score at the end.
 
 # %%
+# Installs alice_lab 0.1.0, this notebook's release, when it
+# is missing (e.g. on Colab); does nothing where it is installed.
 try:
     import alice_lab
-except ImportError:  # e.g. on Colab: install the companion package, then import
+except ImportError:
     import subprocess
     import sys
 
-    package = "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", package])
+    REPOSITORY = "https://github.com/alice-companion/alice-companion"
+    PACKAGE = f"alice_lab[jax] @ git+{REPOSITORY}@v0.1.0"
+    print(f"installing {PACKAGE} ...")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
     import alice_lab
 print("alice_lab", alice_lab.__version__)
 
@@ -44,6 +50,7 @@ import numpy as np
 
 from alice_lab import grading
 from alice_lab.backend import is_fast
+from alice_lab.grading import attempted  # False (and a note) while fn is still a stub
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) uses fewer starts and steps
 rng = np.random.default_rng(0)
@@ -105,15 +112,16 @@ grading.check("lab02.1", f)
 # the whole landscape from one call on a grid of 150 × 150 points.
 
 # %%
-X_test = rng.uniform(0.0, 10.0, size=(200, 2))
-values = f(X_test)
-looped = np.array([f(X_test[i : i + 1])[0] for i in range(len(X_test))])
-print("vectorised == row by row:", np.allclose(values, looped))
+X_test = rng.uniform(0.0, 10.0, size=(200, 2))  # test points, used again below
+if attempted(f, X_test):
+    values = f(X_test)
+    looped = np.array([f(X_test[i : i + 1])[0] for i in range(len(X_test))])
+    print("vectorised == row by row:", np.allclose(values, looped))
 
-fig, ax = plt.subplots(figsize=(5, 4.3))
-fig.colorbar(draw_landscape(ax, f), ax=ax, label="$f(x)$")
-ax.set_title("the landscape $f$ on $[0, 10]^2$")
-plt.show()
+    fig, ax = plt.subplots(figsize=(5, 4.3))
+    fig.colorbar(draw_landscape(ax, f), ax=ax, label="$f(x)$")
+    ax.set_title("the landscape $f$ on $[0, 10]^2$")
+    plt.show()
 
 # %% [markdown]
 # ## Exercise 2.2 — The gradient, by hand
@@ -149,23 +157,25 @@ grading.check("lab02.2", grad_f)
 # difference*). The two should agree to about $h^2$.
 
 # %%
-G = grad_f(X_test)
-h = 1e-5
-G_fd = np.stack(
-    [(f(X_test + h * e) - f(X_test - h * e)) / (2 * h) for e in np.eye(2)], axis=1
-)
-print(
-    f"largest gap between grad_f and central differences: {np.abs(G - G_fd).max():.1e}"
-)
+if attempted(grad_f, X_test) and attempted(f, X_test):  # this demo needs both
+    G = grad_f(X_test)
+    h = 1e-5
+    G_fd = np.stack(
+        [(f(X_test + h * e) - f(X_test - h * e)) / (2 * h) for e in np.eye(2)], axis=1
+    )
+    print(
+        "largest gap between grad_f and central differences: "
+        f"{np.abs(G - G_fd).max():.1e}"
+    )
 
-fig, ax = plt.subplots(figsize=(5, 4.3))
-draw_landscape(ax, f)
-Xq = np.stack(np.meshgrid(np.linspace(0.5, 9.5, 12), np.linspace(0.5, 9.5, 12)), -1)
-Xq = Xq.reshape(-1, 2)
-Gq = -grad_f(Xq)
-ax.quiver(Xq[:, 0], Xq[:, 1], Gq[:, 0], Gq[:, 1], color="white")
-ax.set_title(r"$-\nabla f$: the arrows point downhill")
-plt.show()
+    fig, ax = plt.subplots(figsize=(5, 4.3))
+    draw_landscape(ax, f)
+    Xq = np.meshgrid(np.linspace(0.5, 9.5, 12), np.linspace(0.5, 9.5, 12))
+    Xq = np.stack(Xq, -1).reshape(-1, 2)
+    Gq = -grad_f(Xq)
+    ax.quiver(Xq[:, 0], Xq[:, 1], Gq[:, 0], Gq[:, 1], color="white")
+    ax.set_title(r"$-\nabla f$: the arrows point downhill")
+    plt.show()
 
 # %% [markdown]
 # ## Exercise 2.3 — Gradient descent from many starting points
@@ -205,19 +215,21 @@ grading.check("lab02.3", gradient_descent)
 # %%
 t0 = np.linspace(0.5, 9.5, N_GRID)
 starts = np.stack(np.meshgrid(t0, t0), axis=-1).reshape(-1, 2)  # (N_GRID**2, 2)
-path = gradient_descent(grad_f, starts, lr=LR, steps=STEPS)  # (STEPS + 1, n, 2)
+# gradient_descent calls your grad_f, and the picture draws your f
+if attempted(gradient_descent, grad_f, starts.copy(), LR, 1) and attempted(f, starts):
+    path = gradient_descent(grad_f, starts, lr=LR, steps=STEPS)  # (STEPS + 1, n, 2)
 
-fig, ax = plt.subplots(figsize=(5, 4.3))
-draw_landscape(ax, f)
-ax.plot(path[:, :, 0], path[:, :, 1], color="tab:red", lw=1)
-ax.plot(starts[:, 0], starts[:, 1], "o", color="white", mec="k", ms=4)
-ax.plot(path[-1, :, 0], path[-1, :, 1], "*", color="tab:red", mec="k", ms=10)
-ax.set_title(f"{len(starts)} runs of gradient descent, η = {LR}")
-plt.show()
+    fig, ax = plt.subplots(figsize=(5, 4.3))
+    draw_landscape(ax, f)
+    ax.plot(path[:, :, 0], path[:, :, 1], color="tab:red", lw=1)
+    ax.plot(starts[:, 0], starts[:, 1], "o", color="white", mec="k", ms=4)
+    ax.plot(path[-1, :, 0], path[-1, :, 1], "*", color="tab:red", mec="k", ms=10)
+    ax.set_title(f"{len(starts)} runs of gradient descent, η = {LR}")
+    plt.show()
 
-ends = np.unique(path[-1].round(2), axis=0)
-outside = np.any((path[-1] < 0) | (path[-1] > 10), axis=1).sum()
-print(f"{len(ends)} different end points; {outside} runs ended outside [0, 10]^2")
+    ends = np.unique(path[-1].round(2), axis=0)
+    outside = np.any((path[-1] < 0) | (path[-1] > 10), axis=1).sum()
+    print(f"{len(ends)} different end points; {outside} runs ended outside [0, 10]^2")
 
 # %% [markdown]
 # ## Exercise 2.4 — Momentum, and watching the gradient vanish
@@ -265,34 +277,41 @@ grading.check("lab02.4", momentum_descent)
 # this fairly large step, $\lambda = 0.9$ overshoots and circles before settling.
 
 # %%
-runs = {
-    lam: momentum_descent(grad_f, starts, lr=LR, momentum=lam, steps=STEPS)
-    for lam in (0.0, 0.3, 0.9)
-}
-
-fig, (ax_paths, ax_norm) = plt.subplots(1, 2, figsize=(10, 4.3))
-draw_landscape(ax_paths, f)
-for (lam, path_m), color in zip(
-    runs.items(), ["tab:red", "tab:orange", "white"], strict=True
+if attempted(momentum_descent, grad_f, starts.copy(), LR, 0.3, 1) and attempted(
+    f, starts
 ):
-    norms = np.linalg.norm(grad_f(path_m.reshape(-1, 2)), axis=1)
-    norms = norms.reshape(path_m.shape[:2])  # (STEPS + 1, n)
-    median = np.median(norms, axis=1)
-    below = np.flatnonzero(median < 1e-6)
-    when = f"after {below[0]} iterations" if below.size else f"not within {STEPS} steps"
-    print(f"λ = {lam}: median gradient norm below 1e-6 {when}")
-    ax_norm.semilogy(
-        median, color=color if lam < 0.9 else "tab:blue", label=f"λ = {lam}"
+    runs = {
+        lam: momentum_descent(grad_f, starts, lr=LR, momentum=lam, steps=STEPS)
+        for lam in (0.0, 0.3, 0.9)
+    }
+
+    fig, (ax_paths, ax_norm) = plt.subplots(1, 2, figsize=(10, 4.3))
+    draw_landscape(ax_paths, f)
+    for (lam, path_m), color in zip(
+        runs.items(), ["tab:red", "tab:orange", "white"], strict=True
+    ):
+        norms = np.linalg.norm(grad_f(path_m.reshape(-1, 2)), axis=1)
+        norms = norms.reshape(path_m.shape[:2])  # (STEPS + 1, n)
+        median = np.median(norms, axis=1)
+        below = np.flatnonzero(median < 1e-6)
+        when = (
+            f"after {below[0]} iterations"
+            if below.size
+            else f"not within {STEPS} steps"
+        )
+        print(f"λ = {lam}: median gradient norm below 1e-6 {when}")
+        ax_norm.semilogy(
+            median, color=color if lam < 0.9 else "tab:blue", label=f"λ = {lam}"
+        )
+        ax_paths.plot(path_m[:, 0, 0], path_m[:, 0, 1], color=color, lw=1.5)
+    ax_paths.set_title("one start, three momenta")
+    ax_norm.set(
+        xlabel="iteration t",
+        ylabel=r"median $\Vert\nabla f(x_t)\Vert$",
+        title=f"gradient norm over {len(starts)} starts, η = {LR}",
     )
-    ax_paths.plot(path_m[:, 0, 0], path_m[:, 0, 1], color=color, lw=1.5)
-ax_paths.set_title("one start, three momenta")
-ax_norm.set(
-    xlabel="iteration t",
-    ylabel=r"median $\Vert\nabla f(x_t)\Vert$",
-    title=f"gradient norm over {len(starts)} starts, η = {LR}",
-)
-ax_norm.legend()
-plt.show()
+    ax_norm.legend()
+    plt.show()
 
 # %% [markdown]
 # ## Exercise 2.5 — The same in JAX, with vmap
@@ -333,37 +352,42 @@ grading.check("lab02.5", f_single_jax)
 # and `jax.vmap` runs it from every start at once; the paths match your NumPy ones.
 
 # %%
-f_batch_jax = jax.vmap(f_single_jax)  # (n, 2) -> (n,)
-grad_batch_jax = jax.vmap(jax.grad(f_single_jax))  # (n, 2) -> (n, 2)
-print("vmap(f_single_jax) == f:   ", np.allclose(f_batch_jax(X_test), f(X_test)))
-print(
-    "vmap(grad(f_single_jax)) == grad_f:",
-    np.allclose(grad_batch_jax(X_test), grad_f(X_test)),
-)
+# the comparisons below use your NumPy f, grad_f and momentum_descent too
+if (
+    attempted(f_single_jax, jnp.zeros(2))
+    and attempted(f, X_test)
+    and attempted(grad_f, X_test)
+    and attempted(momentum_descent, grad_f, starts.copy(), LR, 0.9, 1)
+):
+    f_batch_jax = jax.vmap(f_single_jax)  # (n, 2) -> (n,)
+    grad_batch_jax = jax.vmap(jax.grad(f_single_jax))  # (n, 2) -> (n, 2)
+    print("vmap(f_single_jax) == f:   ", np.allclose(f_batch_jax(X_test), f(X_test)))
+    print(
+        "vmap(grad(f_single_jax)) == grad_f:",
+        np.allclose(grad_batch_jax(X_test), grad_f(X_test)),
+    )
 
+    def descend_one(x0, lr, lam, steps):
+        """Momentum descent from one start x0 (2,) -> path (steps + 1, 2)."""
+        grad = jax.grad(f_single_jax)
 
-def descend_one(x0, lr, lam, steps):
-    """Momentum descent from one start x0 (2,) -> path (steps + 1, 2)."""
-    grad = jax.grad(f_single_jax)
+        def step(carry, _):
+            x, g = carry
+            g = -lr * grad(x) + lam * g
+            return (x + g, g), x + g
 
-    def step(carry, _):
-        x, g = carry
-        g = -lr * grad(x) + lam * g
-        return (x + g, g), x + g
+        _, xs = jax.lax.scan(step, (x0, jnp.zeros_like(x0)), length=steps)
+        return jnp.concatenate([x0[None], xs])
 
-    _, xs = jax.lax.scan(step, (x0, jnp.zeros_like(x0)), length=steps)
-    return jnp.concatenate([x0[None], xs])
-
-
-descend_all = jax.jit(
-    jax.vmap(descend_one, in_axes=(0, None, None, None)), static_argnums=3
-)
-paths_jax = descend_all(jnp.asarray(starts), LR, 0.9, STEPS)  # (n, STEPS + 1, 2)
-paths_np = momentum_descent(grad_f, starts, lr=LR, momentum=0.9, steps=STEPS)
-print(
-    "vmapped JAX paths == NumPy paths:",
-    np.allclose(np.asarray(paths_jax), paths_np.transpose(1, 0, 2)),
-)
+    descend_all = jax.jit(
+        jax.vmap(descend_one, in_axes=(0, None, None, None)), static_argnums=3
+    )
+    paths_jax = descend_all(jnp.asarray(starts), LR, 0.9, STEPS)  # (n, STEPS + 1, 2)
+    paths_np = momentum_descent(grad_f, starts, lr=LR, momentum=0.9, steps=STEPS)
+    print(
+        "vmapped JAX paths == NumPy paths:",
+        np.allclose(np.asarray(paths_jax), paths_np.transpose(1, 0, 2)),
+    )
 
 # %% [markdown]
 # ## Exercise 2.6 — The same in PyTorch
@@ -398,22 +422,31 @@ grading.check("lab02.6", f_single_torch)
 # one `torch.autograd.grad` call returns all the gradients at once.
 
 # %%
-f_batch_torch = torch.func.vmap(f_single_torch)  # (n, 2) -> (n,)
-X_t = torch.as_tensor(X_test)  # float64, like the NumPy array
-print("vmap(f_single_torch) == f:", np.allclose(f_batch_torch(X_t).numpy(), f(X_test)))
+# the comparisons below use your NumPy f, grad_f and momentum_descent too
+if (
+    attempted(f_single_torch, torch.zeros(2))
+    and attempted(f, X_test)
+    and attempted(grad_f, X_test)
+    and attempted(momentum_descent, grad_f, starts.copy(), LR, 0.9, 1)
+):
+    f_batch_torch = torch.func.vmap(f_single_torch)  # (n, 2) -> (n,)
+    X_t = torch.as_tensor(X_test)  # float64, like the NumPy array
+    print(
+        "vmap(f_single_torch) == f:", np.allclose(f_batch_torch(X_t).numpy(), f(X_test))
+    )
 
-x = torch.as_tensor(starts).clone().requires_grad_(True)
-g = torch.zeros_like(x)
-path_t = [x.detach().clone()]
-for _ in range(STEPS):
-    (grad,) = torch.autograd.grad(f_batch_torch(x).sum(), x)
-    with torch.no_grad():
-        g = -LR * grad + 0.9 * g
-        x = (x + g).requires_grad_(True)
-    path_t.append(x.detach().clone())
-path_t = torch.stack(path_t)  # (STEPS + 1, n, 2)
-paths_np = momentum_descent(grad_f, starts, lr=LR, momentum=0.9, steps=STEPS)
-print("autograd paths == NumPy paths:", np.allclose(path_t.numpy(), paths_np))
+    x = torch.as_tensor(starts).clone().requires_grad_(True)
+    g = torch.zeros_like(x)
+    path_t = [x.detach().clone()]
+    for _ in range(STEPS):
+        (grad,) = torch.autograd.grad(f_batch_torch(x).sum(), x)
+        with torch.no_grad():
+            g = -LR * grad + 0.9 * g
+            x = (x + g).requires_grad_(True)
+        path_t.append(x.detach().clone())
+    path_t = torch.stack(path_t)  # (STEPS + 1, n, 2)
+    paths_np = momentum_descent(grad_f, starts, lr=LR, momentum=0.9, steps=STEPS)
+    print("autograd paths == NumPy paths:", np.allclose(path_t.numpy(), paths_np))
 
 # %% [markdown]
 # ## Your score, and a widget to play with

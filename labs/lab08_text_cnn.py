@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 8 — A 1-D CNN that reads text
 #
-# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/main/labs/student/lab08_text_cnn.ipynb)
+# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/v0.1.0/labs/student/lab08_text_cnn.ipynb)
 #
 # *Accompanies "From theory to practice" at the end of Chapter 8 of* Alice's Adventures
 # in a differentiable wonderland *by Simone Scardapane (book lines 4300–4324). The
@@ -30,14 +30,18 @@
 # inside PyTorch's `Conv1d`, which wants `(b, c, t)`.
 
 # %%
+# Installs alice_lab 0.1.0, this notebook's release, when it
+# is missing (e.g. on Colab); does nothing where it is installed.
 try:
     import alice_lab
-except ImportError:  # e.g. on Colab: install the companion package, then import
+except ImportError:
     import subprocess
     import sys
 
-    package = "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion"
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", package])
+    REPOSITORY = "https://github.com/alice-companion/alice-companion"
+    PACKAGE = f"alice_lab[torch] @ git+{REPOSITORY}@v0.1.0"
+    print(f"installing {PACKAGE} ...")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
     import alice_lab
 print("alice_lab", alice_lab.__version__)
 

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 9 — Scaling up a CNN: dropout, batch norm, residuals, augmentation, fine-tuning
 #
-# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/main/labs/student/lab09_scaling_up.ipynb)
+# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/v0.1.0/labs/student/lab09_scaling_up.ipynb)
 #
 # *Accompanies "From theory to practice" at the end of Chapter 9 of* Alice's Adventures
 # in a differentiable wonderland *by Simone Scardapane (book lines 5029–5051). The
@@ -27,14 +27,18 @@
 # layers want `(b, c, h, w)`, and the lab converts where needed.
 
 # %%
+# Installs alice_lab 0.1.0, this notebook's release, when it
+# is missing (e.g. on Colab); does nothing where it is installed.
 try:
     import alice_lab
-except ImportError:  # e.g. on Colab: install the companion package, then import
+except ImportError:
     import subprocess
     import sys
 
-    package = "alice_lab[torch] @ git+https://github.com/alice-companion/alice-companion"
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", package])
+    REPOSITORY = "https://github.com/alice-companion/alice-companion"
+    PACKAGE = f"alice_lab[torch] @ git+{REPOSITORY}@v0.1.0"
+    print(f"installing {PACKAGE} ...")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
     import alice_lab
 print("alice_lab", alice_lab.__version__)
 

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 13 — Recurrent models: RNNs, LSTMs and linear SSMs
 #
-# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/main/labs/student/lab13_recurrent.ipynb)
+# [▶ Open the student version in Colab](https://colab.research.google.com/github/alice-companion/alice-companion/blob/v0.1.0/labs/student/lab13_recurrent.ipynb)
 #
 # *Accompanies Chapter 13 ("Recurrent models") of* Alice's Adventures in a
 # differentiable wonderland *by Simone Scardapane (book lines 6331–6849). The chapter
@@ -28,14 +28,18 @@
 # `(batch, n, features)`.
 
 # %%
+# Installs alice_lab 0.1.0, this notebook's release, when it
+# is missing (e.g. on Colab); does nothing where it is installed.
 try:
     import alice_lab
-except ImportError:  # e.g. on Colab: install the companion package, then import
+except ImportError:
     import subprocess
     import sys
 
-    package = "alice_lab[jax] @ git+https://github.com/alice-companion/alice-companion"
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", package])
+    REPOSITORY = "https://github.com/alice-companion/alice-companion"
+    PACKAGE = f"alice_lab[jax] @ git+{REPOSITORY}@v0.1.0"
+    print(f"installing {PACKAGE} ...")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
     import alice_lab
 print("alice_lab", alice_lab.__version__)
 
