@@ -37,7 +37,7 @@ except ImportError:
     import sys
 
     REPOSITORY = "https://github.com/alice-companion/alice-companion"
-    PACKAGE = f"alice_lab[jax] @ git+{REPOSITORY}@v0.1.0"
+    PACKAGE = f"alice_lab[torch] @ git+{REPOSITORY}@v0.1.0"
     print(f"installing {PACKAGE} ...")
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", PACKAGE])
     import alice_lab

@@ -19,7 +19,7 @@ def test_doctor_on_this_machine(capsys):
     code = cli.main(["doctor"])
     lines = capsys.readouterr().out.splitlines()
     checks = lines[:-1]
-    assert len(checks) == len(doctor.PROBES)
+    assert len(checks) == len(doctor.PROBES) + len(doctor.version_checks())
     assert all(ln.startswith(("OK  ", "FAIL")) for ln in checks)
     failed = [ln for ln in checks if ln.startswith("FAIL")]
     assert code == (1 if failed else 0)
@@ -41,6 +41,10 @@ def test_doctor_exits_1_on_a_failure(capsys, monkeypatch):
     assert out[1].startswith("FAIL thing") and "ImportError: no module named" in out[1]
     monkeypatch.setattr(doctor, "PROBES", [("python", lambda: "3.x")])
     assert cli.main(["doctor"]) == 0
+    too_old = doctor.check_bound("numpy", "numpy>=99")
+    monkeypatch.setattr(doctor, "version_checks", lambda: [too_old])
+    assert cli.main(["doctor"]) == 1
+    assert "numpy>=99" in capsys.readouterr().out
 
 
 def test_make_student_write_force_and_check(tmp_path, capsys):

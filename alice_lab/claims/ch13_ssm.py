@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from alice_lab.backend import parity_precision
 from alice_lab.claims import claim
 from alice_lab.claims._helpers import _maxerr, _rng
 
@@ -124,7 +125,7 @@ def _c13_21() -> str:
     A, B, _, _, X = _ssm(6)
     S = np.array([p[1] for p in associative_scan(ssm_op, [(A, B @ x) for x in X])])
     errs.append(_maxerr(S, _loop(X, A, B)))
-    with jax.enable_x64(True):
+    with parity_precision():  # float64 in JAX (jax.enable_x64 is new in 0.5)
         jx = jax.lax.associative_scan(jax.numpy.add, xs)
     errs.append(_maxerr(jx, np.cumsum(xs)))
     assert max(errs) < 1e-10, errs
@@ -201,7 +202,7 @@ def _c13_24() -> str:
         (Z, z), (V, v) = earlier, later
         return V @ Z, jnp.einsum("...ij,...j->...i", V, z) + v
 
-    with jax.enable_x64(True):
+    with parity_precision():  # float64 in JAX (jax.enable_x64 is new in 0.5)
         Pj, Sj = jax.lax.associative_scan(
             fn, (jnp.broadcast_to(A, (len(X), 4, 4)), X @ B.T)
         )
@@ -239,14 +240,13 @@ def _op_cost(e: int, n: int) -> int:
     "(n, e, e).",
 )
 def _c13_25() -> str:
-    import jax
 
     from alice_lab.recurrent import jax_associative_scan, linear_recurrence_op
 
     dense = [_op_cost(e, 5) for e in (4, 8)]
     assert dense == [e**3 + e**2 for e in (4, 8)], dense  # V Z, then V z
     lam = np.full((20, 6), 0.9)
-    with jax.enable_x64(True):
+    with parity_precision():  # float64 in JAX (jax.enable_x64 is new in 0.5)
         powers, _ = jax_associative_scan(linear_recurrence_op, (lam, np.ones((20, 6))))
     assert powers.shape == (20, 6)
     err = _maxerr(powers[-1], 0.9**20 * np.ones(6))
