@@ -170,7 +170,9 @@ def regenerate(changed: list[Path]) -> None:
     for path in changed:
         rel = path.relative_to(ROOT)
         if rel.parts[0] == "book" and path.suffix == ".py":
-            subprocess.run([bin_dir / "jupytext", "--to", "ipynb", path], check=True)
+            subprocess.run(
+                [sys.executable, ROOT / "tools" / "pair.py", path], check=True
+            )
         if rel.parts[0] == "labs" and path.suffix == ".py":
             cmd = [bin_dir / "alice-lab", "make-student", path, "--out"]
             subprocess.run([*cmd, ROOT / "labs" / "student", "--force"], check=True)
