@@ -115,6 +115,9 @@ def _grade(args: argparse.Namespace) -> int:
     if problem := _known_lab(args.lab):
         print(f"error: {problem}", file=sys.stderr)
         return 1
+    if not os.path.lexists(args.submission):  # the instructor's mistake, not a 0/N
+        print(f"error: no submission at {args.submission}", file=sys.stderr)
+        return 1
     limits, layers = _limits(args)
     try:
         with hidden_checks(args.hidden) as hidden:

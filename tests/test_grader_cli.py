@@ -86,6 +86,13 @@ def test_grade_errors_and_hopeless_submissions(tmp_path, capsys):
     missing = ["--hidden", str(tmp_path / "nowhere"), "--out", str(tmp_path)]
     assert cli.main(["grade", submission, *missing]) == 1
     assert "no directory of hidden checks" in capsys.readouterr().err
+    nowhere = tmp_path / "typo.ipynb"
+    reports = tmp_path / "typo-out"
+    assert (
+        cli.main(["grade", str(nowhere), "--lab", "lab02", "--out", str(reports)]) == 1
+    )
+    assert f"no submission at {nowhere}" in capsys.readouterr().err
+    assert not reports.exists()  # no 0/N report for a file that is not there
     out = tmp_path / "empty"
     empty = str(CORPUS / "empty.ipynb")
     assert cli.main(["grade", empty, "--lab", "lab02", "--out", str(out)]) == 0
