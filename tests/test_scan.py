@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from alice_lab import recurrent as R
+from alice_lab.backend import parity_precision
 
 
 @pytest.mark.parametrize("alg", ["blelloch", "hillis_steele", "sequential"])
@@ -50,7 +51,6 @@ def test_book_example_and_tree_costs():
 
 
 def test_linear_recurrence_parallel_and_jax_match_the_loop():
-    import jax
 
     r = np.random.default_rng(0)
     a, b = r.uniform(0.5, 1.0, (300, 4)), r.standard_normal((300, 4))
@@ -62,7 +62,7 @@ def test_linear_recurrence_parallel_and_jax_match_the_loop():
     np.testing.assert_allclose(
         R.linear_recurrence(a, b, method="parallel"), loop, atol=1e-10
     )
-    with jax.enable_x64(True):
+    with parity_precision():  # float64 in JAX
         for m in ("associative", "scan"):
             np.testing.assert_allclose(
                 np.asarray(R.jax_linear_recurrence(a, b, method=m)), loop, atol=1e-10

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from alice_lab import recurrent as R
+from alice_lab.backend import parity_precision
 
 
 def _ssm(seed=0, e=4, c=2, o=3, n=12):
@@ -81,13 +82,12 @@ def test_diagonalised_ssm_equals_original_with_complex_eigenvalues():
 
 
 def test_diagonal_ssm_scan_matches_jax_associative_scan():
-    import jax
 
     r = np.random.default_rng(4)
     lam = 0.95 * np.exp(1j * r.uniform(0, np.pi, 3))
     X, Bbar = r.standard_normal((20, 2)), r.standard_normal((3, 2)) + 0j
     S = R.diagonal_ssm(X, lam, Bbar)
-    with jax.enable_x64(True):
+    with parity_precision():  # float64 in JAX
         got = R.jax_linear_recurrence(np.broadcast_to(lam, (20, 3)), X @ Bbar.T)
     np.testing.assert_allclose(np.asarray(got), S, atol=1e-10)
 

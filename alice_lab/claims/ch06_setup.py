@@ -3,7 +3,8 @@ differentiation (book lines 2662-2744).
 
 Each check computes with ``alice_lab.autodiff`` and compares with JAX, PyTorch,
 SymPy, finite differences or a closed form. JAX runs in float64 inside
-``jax.enable_x64(True)``, so the checks hold whatever the global setting.
+``alice_lab.backend.parity_precision()``, so the checks hold whatever the global
+setting (and on JAX versions without ``jax.enable_x64``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from alice_lab.claims._helpers import _maxerr, _rng
 
 
 def _x64():
-    import jax
+    from alice_lab.backend import parity_precision
 
-    return jax.enable_x64(True)
+    return parity_precision()
 
 
 def _fc(c, c_out, seed):
