@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup book book-only test test-fast lab student bench lock clean doctor timing-start gpu-check
+.PHONY: help setup book book-only test test-fast lab student bench lock clean doctor timing-start gpu-check test-compat
 
 help:
 	@echo "make book    build the site into _build/html (sets up .venv first)"
@@ -14,6 +14,7 @@ help:
 	@echo "make student regenerate the student versions of the labs"
 	@echo "make bench   time alice_lab against the frameworks' kernels"
 	@echo "make doctor  check the environment"
+	@echo "make test-compat  lowest and newest allowed versions, each in a throwaway venv"
 	@echo "make gpu-check  on a CUDA machine: CUDA parity tests + GPU benchmarks (_build/gpu-check/)"
 
 $(STAMP): pyproject.toml requirements/lock.txt requirements/constraints.txt
@@ -63,6 +64,12 @@ test: timing-start setup
 
 test-fast: $(STAMP)
 	ALICE_FAST=1 $(PYTEST) -m "not browser"
+
+# Two throwaway environments with the package installed as a notebook's install cell
+# installs it: the lowest versions pyproject.toml allows and the newest available;
+# each runs the library's unit tests and the chapter notebooks in quick mode.
+test-compat:
+	bash tools/test_compat.sh lowest newest
 
 lab: setup
 	$(VENV)/bin/jupyter lab --notebook-dir=.

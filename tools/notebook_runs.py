@@ -62,7 +62,8 @@ def build_dir(fast: bool) -> Path:
     """Jupyter Book's output folder: the quick test copy or the real site
     (``ALICE_BUILD_DIR`` moves both elsewhere, e.g. for ``make test-compat``)."""
     if os.environ.get("ALICE_BUILD_DIR"):
-        return Path(os.environ["ALICE_BUILD_DIR"]) / ("fast" if fast else "full")
+        base = Path(os.environ["ALICE_BUILD_DIR"]).resolve()
+        return base / ("fast" if fast else "full")
     return ROOT / "_build" / "fast" / "_build" if fast else ROOT / "_build"
 
 
