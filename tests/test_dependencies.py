@@ -15,7 +15,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 #: import name -> distribution name, where they differ
-DISTRIBUTION = {"sklearn": "scikit-learn", "array_api_compat": "array-api-compat"}
+DISTRIBUTION = {
+    "sklearn": "scikit-learn",
+    "array_api_compat": "array-api-compat",
+    "PIL": "pillow",
+}
 #: imported only where present (an optional demo checks find_spec first), or shipped
 #: with a dependency (IPython comes with ipywidgets; benchmarks/ is the repository's)
 OPTIONAL = {"datasets", "IPython", "benchmarks", "alice_lab"}
