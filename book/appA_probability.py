@@ -60,6 +60,9 @@ from alice_lab.claims import verify
 from alice_lab.data import load_iris
 from alice_lab.tensors import is_simplex
 from alice_lab.widgets import gaussian_pdf, kl_divergence, mc_convergence
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) shrinks samples and animations
 rng = np.random.default_rng(0)
@@ -137,7 +140,8 @@ print(
     np.abs(p_r_given_w * p_w_marg[:, None] - joint).max(),
 )
 print(
-    f"p(r=1, w=1) = {joint[0, 0]:.3f} vs p(r=1)p(w=1) = {p_r[0] * p_w_marg[0]:.3f}; independent: {P.is_independent(joint)}"
+    f"p(r=1, w=1) = {joint[0, 0]:.3f} vs p(r=1)p(w=1) = {p_r[0] * p_w_marg[0]:.3f}; "
+    f"independent: {P.is_independent(joint)}"
 )
 print("sum rule, Σ_r p(w|r)p(r) =", np.round(p_w_given_r @ p_r, 12))
 
@@ -219,13 +223,15 @@ verify("CA-08")
 
 # %%
 for h in (1e-1, 1e-2, 1e-3, 1e-4):
-    print(
-        f"P(0.3 + h) - P(0.3 - h) with h = {h:g}: {stats.norm.cdf(0.3 + h) - stats.norm.cdf(0.3 - h):.3e}"
-    )
+    mass = stats.norm.cdf(0.3 + h) - stats.norm.cdf(0.3 - h)
+    print(f"P(0.3 + h) - P(0.3 - h) with h = {h:g}: {mass:.3e}")
 x = np.linspace(-10, 4, 14_001)
 cdf = P.numeric_cdf(P.normal_pdf(x, 0.0, 1.0), x)
+cdf_error = np.abs(cdf - stats.norm.cdf(x)).max()
+pdf_error = np.abs(np.gradient(cdf, x) - stats.norm.pdf(x)).max()
 print(
-    f"max |trapezoid CDF - scipy CDF| = {np.abs(cdf - stats.norm.cdf(x)).max():.1e}; max |dCDF/dx - pdf| = {np.abs(np.gradient(cdf, x) - stats.norm.pdf(x)).max():.1e}"
+    f"max |trapezoid CDF - scipy CDF| = {cdf_error:.1e}; "
+    f"max |dCDF/dx - pdf| = {pdf_error:.1e}"
 )
 from_zero = [quad(stats.norm.pdf, 0, t)[0] for t in (-1.0, 0.0, 1.5)]
 print(
@@ -254,13 +260,13 @@ marg = [
     )[0]
     for x in xs
 ]
-print(
-    f"max |∫ N(x; y, 1) N(y; 0, 1) dy - N(x; 0, 2)| over 41 points: {np.abs(np.array(marg) - stats.norm.pdf(xs, 0, np.sqrt(2))).max():.1e}"
-)
+marg_error = np.abs(np.array(marg) - stats.norm.pdf(xs, 0, np.sqrt(2))).max()
+print(f"max |∫ N(x; y, 1) N(y; 0, 1) dy - N(x; 0, 2)| over 41 points: {marg_error:.1e}")
 grid = np.linspace(-2, 2, 40_001)
 narrow = P.normal_pdf(grid, 0.0, 0.01)
 print(
-    f"N(0; 0, 0.1²) = {float(narrow.max()):.4f}; area = {np.trapezoid(narrow, grid):.10f}"
+    f"N(0; 0, 0.1²) = {float(narrow.max()):.4f}; "
+    f"area = {np.trapezoid(narrow, grid):.10f}"
 )
 verify("CA-11", "CA-12")
 
@@ -292,9 +298,8 @@ verify("CA-13")
 # %%
 for mu, s in ((0.0, 1.0), (1.0, 0.3), (-1.0, 2.0)):
     err = np.abs(P.normal_pdf(x, mu, s**2) - stats.norm.pdf(x, mu, s)).max()
-    print(
-        f"N(μ={mu}, σ={s}): peak {1 / np.sqrt(2 * np.pi * s**2):.3f}; max |ours - scipy| = {err:.1e}"
-    )
+    peak = 1 / np.sqrt(2 * np.pi * s**2)
+    print(f"N(μ={mu}, σ={s}): peak {peak:.3f}; max |ours - scipy| = {err:.1e}")
 verify("CA-14")
 
 # %% [markdown]
@@ -387,8 +392,11 @@ b_sample = (
     b_sample - b_sample.mean()
 ) / b_sample.std() * a_sample.std() + a_sample.mean()
 for m, v in ((0.0, 1.0), (0.5, 2.0)):
+    ll_normal = float(P.gaussian_loglik(a_sample, m, v))
+    ll_skewed = float(P.gaussian_loglik(b_sample, m, v))
     print(
-        f"L(μ={m}, σ²={v}): {float(P.gaussian_loglik(a_sample, m, v)):.6f} (normal sample) vs {float(P.gaussian_loglik(b_sample, m, v)):.6f} (skewed sample)"
+        f"L(μ={m}, σ²={v}): {ll_normal:.6f} (normal sample) "
+        f"vs {ll_skewed:.6f} (skewed sample)"
     )
 verify("CA-17")
 
@@ -403,7 +411,8 @@ verify("CA-17")
 # %%
 w_vals = np.array([1.0, 2.0, 3.0])
 print(
-    f"E[w] = {float(P.expectation(w_vals, p_w))}, E[w²] = {float(P.moment(w_vals, p_w, 2)):.2f}"
+    f"E[w] = {float(P.expectation(w_vals, p_w))}, "
+    f"E[w²] = {float(P.moment(w_vals, p_w, 2)):.2f}"
 )
 est = P.mc_expectation(lambda s: s, rng.choice(w_vals, size=100_000, p=p_w))
 print(f"Monte Carlo with 10⁵ tickets: {est.mean:.4f} ± {est.stderr:.4f}")
@@ -452,7 +461,8 @@ def bern(a):
 
 
 print(
-    f"KL(N(0,1) ‖ N(1,4)) = {P.kl_normal(0, 1, 1, 4):.4f}, KL(N(1,4) ‖ N(0,1)) = {P.kl_normal(1, 4, 0, 1):.4f}"
+    f"KL(N(0,1) ‖ N(1,4)) = {P.kl_normal(0, 1, 1, 4):.4f}, "
+    f"KL(N(1,4) ‖ N(0,1)) = {P.kl_normal(1, 4, 0, 1):.4f}"
 )
 xs_mc = rng.normal(size=20_000 if FAST else 200_000)
 mc = P.kl_mc(
@@ -461,8 +471,13 @@ mc = P.kl_mc(
     xs_mc,
 )
 print(f"Monte Carlo estimate of the first: {mc.mean:.4f} ± {mc.stderr:.4f}")
+kl_direct = float(P.kl_discrete(bern(0.1), bern(0.9)))
+kl_via_half = float(
+    P.kl_discrete(bern(0.1), bern(0.5)) + P.kl_discrete(bern(0.5), bern(0.9))
+)
 print(
-    f"triangle: KL(B(0.1)‖B(0.9)) = {float(P.kl_discrete(bern(0.1), bern(0.9))):.3f} > KL(B(0.1)‖B(0.5)) + KL(B(0.5)‖B(0.9)) = {float(P.kl_discrete(bern(0.1), bern(0.5)) + P.kl_discrete(bern(0.5), bern(0.9))):.3f}"
+    f"triangle: KL(B(0.1)‖B(0.9)) = {kl_direct:.3f} > "
+    f"KL(B(0.1)‖B(0.5)) + KL(B(0.5)‖B(0.9)) = {kl_via_half:.3f}"
 )
 for eps in (1e-2, 1e-8, 0.0):
     print(f"KL(B(0.5) ‖ B({eps:g})) = {float(P.kl_discrete(bern(0.5), bern(eps))):.3f}")
@@ -496,15 +511,12 @@ kl_divergence.static_view(mus=[-2.0, 0.0, 2.0] if FAST else None)
 
 # %%
 draws = rng.normal(1.0, 2.0, size=(3000, 8))
-print(
-    f"KS test, 1st vs 8th draw over 3000 repetitions: p = {stats.ks_2samp(draws[:, 0], draws[:, -1]).pvalue:.2f}"
-)
-print(
-    f"joint log-density of one draw as an 8-D Gaussian N(1, 4I): {stats.multivariate_normal.logpdf(draws[0], np.ones(8), 4 * np.eye(8)):.6f}"
-)
-print(
-    f"sum of the 8 univariate log-densities:                     {float(P.log_likelihood(P.normal_logpdf, draws[0], 1.0, 4.0)):.6f}"
-)
+ks_p = stats.ks_2samp(draws[:, 0], draws[:, -1]).pvalue
+print(f"KS test, 1st vs 8th draw over 3000 repetitions: p = {ks_p:.2f}")
+joint_ll = stats.multivariate_normal.logpdf(draws[0], np.ones(8), 4 * np.eye(8))
+sum_ll = float(P.log_likelihood(P.normal_logpdf, draws[0], 1.0, 4.0))
+print(f"joint log-density of one draw as an 8-D Gaussian N(1, 4I): {joint_ll:.6f}")
+print(f"sum of the 8 univariate log-densities:                     {sum_ll:.6f}")
 verify("EA-04")
 
 # %% [markdown]
@@ -517,14 +529,14 @@ verify("EA-04")
 
 # %%
 x1000 = rng.normal(size=1000)
-print(
-    f"∏ N(x_i) = {np.prod(stats.norm.pdf(x1000))}; Σ log N(x_i) = {float(P.log_likelihood(P.normal_logpdf, x1000, 0.0, 1.0)):.1f}"
-)
+log_lik_1000 = float(P.log_likelihood(P.normal_logpdf, x1000, 0.0, 1.0))
+print(f"∏ N(x_i) = {np.prod(stats.norm.pdf(x1000))}; Σ log N(x_i) = {log_lik_1000:.1f}")
 data = rng.normal(3.0, 1.7, size=500)
 mu_gd, var_gd, res = P.fit_gaussian_gd(data, lr=0.5, steps=400)
 mu_ml, var_ml = P.mle_gaussian(data)
 print(
-    f"gradient ascent: μ = {float(mu_gd):.5f}, σ² = {float(var_gd):.5f}; closed form: μ* = {float(mu_ml):.5f}, σ²* = {float(var_ml):.5f}"
+    f"gradient ascent: μ = {float(mu_gd):.5f}, σ² = {float(var_gd):.5f}; "
+    f"closed form: μ* = {float(mu_ml):.5f}, σ²* = {float(var_ml):.5f}"
 )
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.plot(res.path[:, 0], np.exp(res.path[:, 1]), ".-", ms=3)
@@ -547,16 +559,19 @@ coin = (rng.random(250) < 0.37).astype(int)
 p_grid = np.linspace(0.0001, 0.9999, 9999)
 ll_grid = stats.bernoulli.logpmf(coin[:, None], p_grid[None, :]).sum(axis=0)
 print(
-    f"Bernoulli: fraction of ones {float(P.mle_bernoulli(coin)):.4f}; grid argmax {float(P.grid_argmax(ll_grid, p_grid)):.4f}"
+    f"Bernoulli: fraction of ones {float(P.mle_bernoulli(coin)):.4f}; "
+    f"grid argmax {float(P.grid_argmax(ll_grid, p_grid)):.4f}"
 )
 sepal = load_iris()[0][:, 0]
 mu_s, var_s = P.mle_gaussian(sepal)
 loc, scale = stats.norm.fit(sepal)
 print(
-    f"iris sepal length: μ* = {float(mu_s):.4f}, σ²* = {float(var_s):.4f}; scipy.stats.norm.fit: {loc:.4f}, {scale**2:.4f}"
+    f"iris sepal length: μ* = {float(mu_s):.4f}, σ²* = {float(var_s):.4f}; "
+    f"scipy.stats.norm.fit: {loc:.4f}, {scale**2:.4f}"
 )
 print(
-    f"L(μ*, σ²*) = {float(P.gaussian_loglik(sepal, mu_s, var_s)):.4f} = Σ scipy log-densities {stats.norm.logpdf(sepal, loc, scale).sum():.4f}"
+    f"L(μ*, σ²*) = {float(P.gaussian_loglik(sepal, mu_s, var_s)):.4f} "
+    f"= Σ scipy log-densities {stats.norm.logpdf(sepal, loc, scale).sum():.4f}"
 )
 verify("CA-22", "CA-23", "CA-24")
 
@@ -571,7 +586,8 @@ verify("CA-22", "CA-23", "CA-24")
 reps = rng.normal(0.0, 2.0, size=(20_000 if FAST else 200_000, 5))
 ml_var, bessel_var = reps.var(axis=1, ddof=0), reps.var(axis=1, ddof=1)
 print(
-    f"mean ML variance {ml_var.mean():.3f} (theory 4·4/5 = 3.2); mean Bessel variance {bessel_var.mean():.3f} (theory 4)"
+    f"mean ML variance {ml_var.mean():.3f} (theory 4·4/5 = 3.2); "
+    f"mean Bessel variance {bessel_var.mean():.3f} (theory 4)"
 )
 fig, ax = plt.subplots(figsize=(5.5, 3))
 bins = np.linspace(0, 16, 65)

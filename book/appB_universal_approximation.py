@@ -67,14 +67,16 @@ from alice_lab.backend import to_backend, to_numpy
 from alice_lab.claims import verify
 from alice_lab.widgets import sigmoid_step
 from alice_lab.widgets import staircase as staircase_widget
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 # JAX computes in float32 unless told otherwise; float64 lets the three libraries agree
 # to the last digits further down.
 jax.config.update("jax_enable_x64", True)
 
-FAST = (
-    alice_lab.backend.is_fast()
-)  # ALICE_FAST=1 (set by the tests) shrinks grids and runs
+# ALICE_FAST=1 (set by the tests) shrinks grids and runs
+FAST = alice_lab.backend.is_fast()
 N_GRID = 20_001 if FAST else 100_001  # points of the error grid on [0, 10]
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
@@ -181,9 +183,8 @@ print("ap.sigmoid   :", ap.sigmoid(z), "  scipy expit:", expit(z))
 a, s, w = 1.0, 0.3, 1e4
 for delta in [1e-4, 1e-3, 1e-2]:
     err = abs(float(ap.neuron(s + delta, a, w, s)) - a)
-    print(
-        f"δ = {delta:g}: |f(s + δ) − a| = {err:.3e}   a·σ(−wδ) = {a * expit(-w * delta):.3e}"
-    )
+    tail = a * expit(-w * delta)
+    print(f"δ = {delta:g}: |f(s + δ) − a| = {err:.3e}   a·σ(−wδ) = {tail:.3e}")
 print("f(s) =", float(ap.neuron(s, a, w, s)))
 print(
     "Figure F.B.2(a) values: f(0.29), f(0.3), f(0.31) =",
@@ -398,8 +399,9 @@ print("max |torch network − sum of bins| =", np.abs(net - approx15(xg)).max())
 for name in ["numpy", "torch", "jax"]:
     xb = to_backend(xg, name)
     out = ap.mlp_forward(xb, weights15.W1, weights15.b1, weights15.W2)
+    library = type(out).__module__.split(".")[0]
     print(
-        f"{name:>5}: {type(out).__module__.split('.')[0]:>6} array, max |network − sum of bins| = "
+        f"{name:>5}: {library:>6} array, max |network − sum of bins| = "
         f"{np.abs(to_numpy(out) - approx15(xg)).max():.1e}"
     )
 verify("CB-01", "CB-13")
@@ -485,9 +487,8 @@ errors = np.array(
 )
 slope = ap.loglog_slope(ms, errors)
 print(f"fitted log–log slope over m = {ms[0]}…{ms[-1]}: {slope:.3f}")
-print(
-    f"slope through the book's own three numbers: {ap.loglog_slope(list(book_mse), list(book_mse.values())):.2f}"
-)
+book_slope = ap.loglog_slope(list(book_mse), list(book_mse.values()))
+print(f"slope through the book's own three numbers: {book_slope:.2f}")
 for m in [10, 25, 50, 100]:
     r = [
         ap.mse_on_grid(
@@ -680,7 +681,8 @@ print(
     f"hand-built staircase, 30 neurons: MSE {mse_hand:.2e}, every |w| = {approx15.w:g}"
 )
 print(
-    f"trained by Adam,      30 neurons: MSE {mse_trained:.2e}, largest |w| = {w_learned:.2f}"
+    f"trained by Adam,      30 neurons: MSE {mse_trained:.2e}, "
+    f"largest |w| = {w_learned:.2f}"
 )
 assert mse_trained < mse_hand and w_learned < 100
 

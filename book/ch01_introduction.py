@@ -48,6 +48,9 @@ import numpy as np
 from alice_lab import claims, tensors
 from alice_lab.backend import is_fast
 from alice_lab.experiments import digits_mlp
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the experiments
 rng = np.random.default_rng(0)
@@ -128,10 +131,12 @@ real = digits_mlp(n_train=1000, width=512, steps=300)
 random_labels = digits_mlp(n_train=1000, width=512, steps=300, shuffle_labels=True)
 print(f"parameters: {real.n_params:,}")
 print(
-    f"true labels:     train accuracy {real.train_accuracy:.3f}, test accuracy {real.test_accuracy:.3f}"
+    f"true labels:     train accuracy {real.train_accuracy:.3f}, "
+    f"test accuracy {real.test_accuracy:.3f}"
 )
 print(
-    f"shuffled labels: train accuracy {random_labels.train_accuracy:.3f}, test accuracy {random_labels.test_accuracy:.3f}"
+    f"shuffled labels: train accuracy {random_labels.train_accuracy:.3f}, "
+    f"test accuracy {random_labels.test_accuracy:.3f}"
 )
 claims.verify("C1-06")
 
@@ -211,9 +216,8 @@ for ax, arr, title in zip(axes, examples, titles, strict=True):
         ax.set_ylim(-1, 2)
     elif arr.ndim == 1:
         for i in range(arr.shape[0]):
-            ax.add_patch(
-                plt.Rectangle((0, -i), 1, 1, fc="#cde", ec="k")
-            )  # drawn as a column
+            # drawn as a column
+            ax.add_patch(plt.Rectangle((0, -i), 1, 1, fc="#cde", ec="k"))
         ax.set_xlim(-2, 3)
         ax.set_ylim(-4, 1.5)
     else:
@@ -306,6 +310,5 @@ from alice_lab.functional import softmax
 z = np.array([1.0, 2.0, 3.0])
 for name in ["numpy", "torch", "jax"]:
     out = softmax(to_backend(z, name, dtype="float32"))
-    print(
-        f"{name:>5}: {type(out).__module__.split('.')[0]:>6} array {np.round(to_numpy(out), 4)}"
-    )
+    library = type(out).__module__.split(".")[0]
+    print(f"{name:>5}: {library:>6} array {np.round(to_numpy(out), 4)}")

@@ -61,14 +61,16 @@ from alice_lab import calculus, linalg, optim, tensors, testfuncs
 from alice_lab.backend import to_numpy
 from alice_lab.claims import verify
 from alice_lab.widgets import gd_momentum
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 # JAX computes in float32 unless told otherwise. We switch on float64 once, here, so
 # that NumPy, JAX and PyTorch can be compared number for number further down.
 jax.config.update("jax_enable_x64", True)
 
-FAST = (
-    alice_lab.backend.is_fast()
-)  # ALICE_FAST=1 (set by the tests) shrinks grids and step counts
+# ALICE_FAST=1 (set by the tests) shrinks grids and step counts
+FAST = alice_lab.backend.is_fast()
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 DEVICE = alice_lab.backend.device("torch")  # CUDA when there is a GPU, else the CPU
@@ -102,9 +104,8 @@ for label, index in [
     ("X[i, j, k]", (i, j, k)),
     ("X[i, :, j:k]", (i, slice(None), slice(j, k))),
 ]:
-    print(
-        f"{label:>13} ~ {X[index].shape}   predicted: {tensors.slice_shape(X.shape, index)}"
-    )
+    predicted = tensors.slice_shape(X.shape, index)
+    print(f"{label:>13} ~ {X[index].shape}   predicted: {predicted}")
 print("named sizes:", tensors.check_shape(X, ("a", "b", "c")))
 verify("C2-01", "C2-02")
 
@@ -118,10 +119,8 @@ verify("C2-01", "C2-02")
 # matrix, with no error. All three frameworks do it.
 
 # %%
-x_np, y_np = (
-    rng.standard_normal((4, 1)),
-    rng.standard_normal(4),
-)  # a "column" and a 1-D vector
+# a "column" and a 1-D vector
+x_np, y_np = rng.standard_normal((4, 1)), rng.standard_normal(4)
 x_t, y_t = torch.randn((4, 1)), torch.randn((4,))
 x_j, y_j = jnp.asarray(x_np), jnp.asarray(y_np)
 print("NumPy :", (x_np + y_np).shape)
@@ -164,7 +163,8 @@ with np.errstate(over="ignore"):
     naive = np.sqrt(np.sum(big**2))
 print(f"naive sqrt(sum x^2) = {naive}, scaled norm = {float(linalg.norm(big)):.4e}")
 print(
-    f"||x||^2 = {float(linalg.norm(xv)) ** 2:.6f}, sum x_i^2 = {np.sum(xv**2):.6f}, <x, x> = {float(linalg.inner(xv, xv)):.6f}"
+    f"||x||^2 = {float(linalg.norm(xv)) ** 2:.6f}, sum x_i^2 = {np.sum(xv**2):.6f}, "
+    f"<x, x> = {float(linalg.inner(xv, xv)):.6f}"
 )
 verify("C2-04", "C2-05")
 
@@ -185,7 +185,8 @@ xy = linalg.inner(x, y)
 print(f"<x, y> = {float(xy):.17g}   (shape {np.shape(xy)}, rank {tensors.rank(xy)})")
 print(f"terms: {x[0] * y[0]:.2f} + {x[1] * y[1]:.2f} + {x[2] * y[2]:.2f}")
 print(
-    f"torch: {float(torch.tensor(x) @ torch.tensor(y)):.17g},  JAX: {float(jnp.dot(x, y)):.17g}"
+    f"torch: {float(torch.tensor(x) @ torch.tensor(y)):.17g},  "
+    f"JAX: {float(jnp.dot(x, y)):.17g}"
 )
 print(
     "equal to -0.43 with ==?",
@@ -207,7 +208,8 @@ alpha = 2.0
 u = 1.5 * np.array([1.0, 0.0])
 v = 0.7 * np.array([np.cos(alpha), np.sin(alpha)])
 print(
-    f"<u, v> = {float(linalg.inner(u, v)):.6f}; ||u|| ||v|| cos(alpha) = {1.5 * 0.7 * np.cos(alpha):.6f}"
+    f"<u, v> = {float(linalg.inner(u, v)):.6f}; "
+    f"||u|| ||v|| cos(alpha) = {1.5 * 0.7 * np.cos(alpha):.6f}"
 )
 print(f"angle recovered from the vectors: {float(linalg.angle(u, v)):.6f} rad")
 e1, e2 = np.array([1.0, 0.0]), np.array([0.0, 1.0])
@@ -257,15 +259,15 @@ verify("C2-10")
 print(f"<x, 1> = {float(linalg.inner(x, np.ones_like(x))):.6f}, sum(x) = {x.sum():.6f}")
 xa, ya = rng.standard_normal(6), rng.standard_normal(6)
 print(
-    f"random pair: direct {float(linalg.sq_dist(xa, ya)):.12f}, via dots {float(linalg.sq_dist(xa, ya, method='dots')):.12f}"
+    f"random pair: direct {float(linalg.sq_dist(xa, ya)):.12f}, "
+    f"via dots {float(linalg.sq_dist(xa, ya, method='dots')):.12f}"
 )
 
 x_far = 1e4 * rng.standard_normal(1000)
 y_near = x_far + 1e-7 * rng.standard_normal(1000)
-print(
-    f"close, large vectors: direct {float(linalg.sq_dist(x_far, y_near, 'direct')):.3e}, "
-    f"via dots {float(linalg.sq_dist(x_far, y_near, 'dots')):.3e}"
-)
+d_direct = float(linalg.sq_dist(x_far, y_near, "direct"))
+d_dots = float(linalg.sq_dist(x_far, y_near, "dots"))
+print(f"close, large vectors: direct {d_direct:.3e}, via dots {d_dots:.3e}")
 negative = 0
 for seed in range(200):
     r = np.random.default_rng(seed)
@@ -304,7 +306,8 @@ Xm, Ym = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
 Z = linalg.matmul_naive(Xm, Ym)
 print("Z ~", Z.shape, "| max |naive - X @ Y| =", f"{np.abs(Z - Xm @ Ym).max():.1e}")
 print(
-    f"Z[1, 0] = {Z[1, 0]:.6f} = <row 1 of X, column 0 of Y> = {float(linalg.inner(Xm[1], Ym[:, 0])):.6f}"
+    f"Z[1, 0] = {Z[1, 0]:.6f} = <row 1 of X, column 0 of Y> "
+    f"= {float(linalg.inner(Xm[1], Ym[:, 0])):.6f}"
 )
 verify("C2-13", "E2-05")
 
@@ -332,7 +335,8 @@ print(
     "G ~",
     G.shape,
     f"| G[2, 5] = {G[2, 5]:.6f}, <x_2, x_5> = {Xb[2] @ Xb[5]:.6f}",
-    f"| symmetric: {np.allclose(G, G.T)} | min eigenvalue {np.linalg.eigvalsh(G).min():+.1e}",
+    f"| symmetric: {np.allclose(G, G.T)} "
+    f"| min eigenvalue {np.linalg.eigvalsh(G).min():+.1e}",
 )
 verify("C2-14", "C2-15")
 
@@ -372,15 +376,14 @@ verify("C2-16")
 X = torch.randn((5, 5), dtype=torch.float64)
 E = torch.exp(X)  # element-wise exponential
 M = torch.linalg.matrix_exp(X)  # matrix exponential
+vs_scipy = np.abs(M.numpy() - scipy.linalg.expm(X.numpy())).max()
+vs_series = float((M - linalg.expm_series(X)).abs().max())
 print(
-    f"max |exp(X) - mat-exp(X)|           = {float((E - M).abs().max()):.3f}  (different things)"
+    f"max |exp(X) - mat-exp(X)|           = {float((E - M).abs().max()):.3f}  "
+    "(different things)"
 )
-print(
-    f"max |mat-exp(X) - scipy expm(X)|    = {np.abs(M.numpy() - scipy.linalg.expm(X.numpy())).max():.1e}"
-)
-print(
-    f"max |mat-exp(X) - series (30 terms)| = {float((M - linalg.expm_series(X)).abs().max()):.1e}"
-)
+print(f"max |mat-exp(X) - scipy expm(X)|    = {vs_scipy:.1e}")
+print(f"max |mat-exp(X) - series (30 terms)| = {vs_series:.1e}")
 as_printed = torch.linalg.matrix_exp(torch.exp(X))  # what the box computes as printed
 print(
     f"max |box as printed - mat-exp(X)|   = {float((as_printed - M).abs().max()):.1f}"
@@ -489,10 +492,12 @@ slope_naive = np.polyfit(np.log(sizes), np.log(t_naive), 1)[0]
 slope_numpy = np.polyfit(np.log(sizes), np.log(t_numpy), 1)[0]
 for n, tn, tb in zip(sizes, t_naive, t_numpy, strict=True):
     print(
-        f"n = {n:4d}: triple loop {tn * 1e3:9.2f} ms, NumPy {tb * 1e6:8.2f} µs, ratio {tn / tb:9.0f}"
+        f"n = {n:4d}: triple loop {tn * 1e3:9.2f} ms, NumPy {tb * 1e6:8.2f} µs, "
+        f"ratio {tn / tb:9.0f}"
     )
 print(
-    f"log-log slope: triple loop {slope_naive:.2f}, NumPy {slope_numpy:.2f} (small n: overheads dominate)"
+    f"log-log slope: triple loop {slope_naive:.2f}, NumPy {slope_numpy:.2f} "
+    "(small n: overheads dominate)"
 )
 
 fig, ax = plt.subplots(figsize=(5, 3.4))
@@ -527,11 +532,11 @@ plt.show()
 A_cpu = torch.randn(256, 256, dtype=torch.float64)
 B_cpu = torch.randn(256, 256, dtype=torch.float64)
 C_here = (A_cpu.to(DEVICE) @ B_cpu.to(DEVICE)).cpu()  # dispatched to DEVICE's kernel
+device_gap = float((C_here - A_cpu @ B_cpu).abs().max())
+print(f"A @ B computed on {DEVICE} vs on the CPU: max difference {device_gap:.1e}")
 print(
-    f"A @ B computed on {DEVICE} vs on the CPU: max difference {float((C_here - A_cpu @ B_cpu).abs().max()):.1e}"
-)
-print(
-    "(without a GPU both products run the same CPU kernel, so the difference is exactly 0)"
+    "(without a GPU both products run the same CPU kernel, "
+    "so the difference is exactly 0)"
 )
 
 # %% [markdown]
@@ -555,9 +560,8 @@ print(
     tuple(torch.bmm(Xt, Yt).shape),
 )
 per_slice = torch.stack([Xt[t] @ Yt[t] for t in range(4)])
-print(
-    f"alice_lab bmm vs slice-by-slice: {float((torch.as_tensor(linalg.bmm(Xt, Yt)) - per_slice).abs().max()):.1e}"
-)
+bmm_gap = float((torch.as_tensor(linalg.bmm(Xt, Yt)) - per_slice).abs().max())
+print(f"alice_lab bmm vs slice-by-slice: {bmm_gap:.1e}")
 print("matmul broadcasts a shared Y: (4, 5, 2) @ (2, 3) ->", tuple((Xt @ Yt[0]).shape))
 try:
     torch.bmm(Xt, Yt[0])
@@ -575,7 +579,8 @@ verify("C2-25")
 Xg, Yg = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
 print(f"GDT = {float(linalg.gdt(Xg, Yg)):.10f}")
 print(
-    f"dot of flattened = {Xg.ravel() @ Yg.ravel():.10f}, np.vdot = {np.vdot(Xg, Yg):.10f}, "
+    f"dot of flattened = {Xg.ravel() @ Yg.ravel():.10f}, "
+    f"np.vdot = {np.vdot(Xg, Yg):.10f}, "
     f"einsum('ijk,ijk->') = {np.einsum('ijk,ijk->', Xg, Yg):.10f}"
 )
 verify("C2-26")
@@ -621,8 +626,9 @@ print(
     "| einsum_naive:",
     f"{np.abs(M_naive - M_np).max():.1e}",
 )
+gdt_naive = float(linalg.einsum_naive("ijk,ijk->", A3, A3))
 print(
-    f"GDT: einsum {np.einsum('ijk,ijk->', A3, A3):.10f}, einsum_naive {float(linalg.einsum_naive('ijk,ijk->', A3, A3)):.10f}"
+    f"GDT: einsum {np.einsum('ijk,ijk->', A3, A3):.10f}, einsum_naive {gdt_naive:.10f}"
 )
 verify("E2-03", "C2-27")
 
@@ -648,8 +654,9 @@ print(
     f"| vs A @ B^T per slice: {np.abs(Mt - At @ Bt.transpose(0, 2, 1)).max():.1e}",
 )
 S = rng.standard_normal((4, 4))
+row_sums_gap = np.abs(linalg.einsum_naive("ij->i", S) - S.sum(1)).max()
 print(
-    f"'ij->i' vs X.sum(1): {np.abs(linalg.einsum_naive('ij->i', S) - S.sum(1)).max():.1e} | "
+    f"'ij->i' vs X.sum(1): {row_sums_gap:.1e} | "
     f"'ii->' = {float(linalg.einsum_naive('ii->', S)):.6f}, trace = {np.trace(S):.6f}"
 )
 verify("E2-04", "C2-28", "C2-29")
@@ -691,7 +698,8 @@ ax.set_title("F.2.1: the derivative as the slope of the tangent")
 ax.legend(fontsize=8)
 plt.show()
 print(
-    f"f'(0.25) = {df(0.25):+.2f} (f decreasing there), f'(1.25) = {df(1.25):+.2f} (increasing); f(0.75) = {f(0.75):.4f}"
+    f"f'(0.25) = {df(0.25):+.2f} (f decreasing there), "
+    f"f'(1.25) = {df(1.25):+.2f} (increasing); f(0.75) = {f(0.75):.4f}"
 )
 verify("C2-32")
 
@@ -775,7 +783,8 @@ rules = {
 for name, (fn, dfn) in rules.items():
     fd = calculus.derivative(fn, pts, scheme="central")
     print(
-        f"{name:>15}: formula {np.round(dfn(pts), 6)}, finite differences {np.round(fd, 6)}"
+        f"{name:>15}: formula {np.round(dfn(pts), 6)}, "
+        f"finite differences {np.round(fd, 6)}"
     )
 print(
     "jax.grad of sin(x) * x^3 at 1.0:",
@@ -817,8 +826,9 @@ print(
     grad_f2(x0).shape,
 )
 vdir = np.array([0.6, -0.8])
+d_v = float(calculus.directional_derivative(f2, x0, vdir))
 print(
-    f"D_v f by finite differences {float(calculus.directional_derivative(f2, x0, vdir)):.8f}, "
+    f"D_v f by finite differences {d_v:.8f}, "
     f"<grad f, v> = {float(grad_f2(x0) @ vdir):.8f}"
 )
 verify("C2-34", "C2-35", "C2-36")
@@ -846,9 +856,8 @@ J_fg = calculus.jacobian_fd(lambda v: f_map(g_map(v)), xj)
 print("shapes: dg", J_g.shape, "df", J_f.shape, "d(f∘g)", J_fg.shape)
 print(f"max |d(f∘g) - df(g(x)) dg(x)| = {np.abs(J_fg - J_f @ J_g).max():.1e}")
 J_auto = jax.jacobian(lambda v: Wf @ jnp.sin(jnp.tanh(Wg @ v)))(xj)
-print(
-    f"max |finite differences - jax.jacobian| = {np.abs(J_fg - np.asarray(J_auto)).max():.1e}"
-)
+jac_gap = np.abs(J_fg - np.asarray(J_auto)).max()
+print(f"max |finite differences - jax.jacobian| = {jac_gap:.1e}")
 print(
     "a scalar function (d=3 -> o=1):",
     calculus.jacobian_fd(lambda v: np.sum(v**2)[None], xj).shape,
@@ -945,16 +954,15 @@ verify("C2-41", "C2-42", "C2-43")
 # %%
 vv = rng.standard_normal(o)
 via_tensor = np.einsum("i,ikj->kj", vv, J_explicit)
-print(
-    f"v^T J (via the (o, o, d) tensor) vs outer(v, x): {np.abs(via_tensor - calculus.vjp_linear_wrt_W(vv, xw)).max():.1e}"
-)
+tensor_gap = np.abs(via_tensor - calculus.vjp_linear_wrt_W(vv, xw)).max()
+print(f"v^T J (via the (o, o, d) tensor) vs outer(v, x): {tensor_gap:.1e}")
 _, vjp_fn = jax.vjp(lambda Wv: Wv @ xw, Wj)
-print(
-    f"jax.vjp gives the same: {np.abs(np.asarray(vjp_fn(vv)[0]) - np.outer(vv, xw)).max():.1e}"
-)
+vjp_gap = np.abs(np.asarray(vjp_fn(vv)[0]) - np.outer(vv, xw)).max()
+print(f"jax.vjp gives the same: {vjp_gap:.1e}")
 big_o = 4096
 print(
-    f"o = d = {big_o}: Jacobian {big_o**3 * 4 / 1e9:.0f} GB vs vector-Jacobian product {big_o**2 * 4 / 2**20:.0f} MiB (float32)"
+    f"o = d = {big_o}: Jacobian {big_o**3 * 4 / 1e9:.0f} GB "
+    f"vs vector-Jacobian product {big_o**2 * 4 / 2**20:.0f} MiB (float32)"
 )
 verify("C2-44")
 
@@ -969,7 +977,8 @@ verify("C2-44")
 grid = np.linspace(-1.0, 4.0, 5001)
 for name, fn in [("x^2 - 1.5x", testfuncs.quad_1d), ("x sin 2x", testfuncs.xsin2x)]:
     print(
-        f"{name:>10}: argmin f = {grid[np.argmin(fn(grid))]:.3f}, argmax(-f) = {grid[np.argmax(-fn(grid))]:.3f}"
+        f"{name:>10}: argmin f = {grid[np.argmin(fn(grid))]:.3f}, "
+        f"argmax(-f) = {grid[np.argmax(-fn(grid))]:.3f}"
     )
 verify("C2-45")
 
@@ -988,9 +997,8 @@ verify("C2-45")
 g0 = grad_f2(x0)
 angles = np.linspace(0, 2 * np.pi, 361)
 gangle = np.arctan2(g0[1], g0[0])
-P = np.stack(
-    [np.cos(gangle + angles), np.sin(gangle + angles)], axis=1
-)  # unit p at angle alpha to the gradient
+# unit p at angle alpha to the gradient
+P = np.stack([np.cos(gangle + angles), np.sin(gangle + angles)], axis=1)
 Dp = P @ g0
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ax.plot(angles, Dp, "k")
@@ -1016,7 +1024,8 @@ ax.legend(fontsize=8)
 plt.show()
 steep = optim.steepest_direction(g0)
 print(
-    f"min over directions {Dp.min():.6f} = -||grad f|| = {-np.linalg.norm(g0):.6f}, at p = {np.round(steep, 4)}"
+    f"min over directions {Dp.min():.6f} = -||grad f|| = {-np.linalg.norm(g0):.6f}, "
+    f"at p = {np.round(steep, 4)}"
 )
 verify("C2-46")
 
@@ -1116,7 +1125,8 @@ push = optim.gradient_descent(
     testfuncs.saddle_2d_grad, np.array([0.0, 1e-8]), lr=0.1, steps=120
 )
 print(
-    f"GD started exactly at the saddle stays at {stay.x}; pushed by 1e-8 along x2 it reaches {np.round(push.x, 3)} "
+    f"GD started exactly at the saddle stays at {stay.x}; "
+    f"pushed by 1e-8 along x2 it reaches {np.round(push.x, 3)} "
     f"after 120 steps (f = {float(testfuncs.saddle_2d(push.x)):.3f}, and falling)"
 )
 verify("C2-48")
@@ -1128,11 +1138,13 @@ verify("C2-48")
 
 # %%
 starts_1d = rng.uniform(-50, 50, size=(50, 1))
+# f = 3(x - 1.7)^2
 run = optim.gradient_descent(
     lambda z: 2 * 3.0 * (z - 1.7), starts_1d, lr=0.05, steps=200
-)  # f = 3(x - 1.7)^2
+)
 print(
-    f"50 random starts in [-50, 50] on 3(x - 1.7)^2: final x in [{run.x.min():.8f}, {run.x.max():.8f}]"
+    "50 random starts in [-50, 50] on 3(x - 1.7)^2: "
+    f"final x in [{run.x.min():.8f}, {run.x.max():.8f}]"
 )
 verify("C2-49")
 
@@ -1212,9 +1224,11 @@ grid_starts = np.stack(np.meshgrid(side, side), axis=-1).reshape(-1, 2)  # (100,
 lab_run = optim.gradient_descent(grad_f2, grid_starts, lr=0.1, steps=3000)
 ends = np.unique(np.round(lab_run.x, 3), axis=0)
 inside = ends[((ends >= 0) & (ends <= 10)).all(axis=1)]
+all_converged = bool((lab_run.grad_norms[-1] < 1e-6).all())
 print(
-    f"non-convex: all 100 runs end with ||grad|| < 1e-6: {bool((lab_run.grad_norms[-1] < 1e-6).all())}; "
-    f"{len(ends)} distinct end points ({len(inside)} inside the square), f from {f2(ends).min():.4f} to {f2(ends).max():.4f}"
+    f"non-convex: all 100 runs end with ||grad|| < 1e-6: {all_converged}; "
+    f"{len(ends)} distinct end points ({len(inside)} inside the square), "
+    f"f from {f2(ends).min():.4f} to {f2(ends).max():.4f}"
 )
 
 Aq = np.array([[3.0, 1.0], [1.0, 2.0]])
@@ -1295,39 +1309,38 @@ def momentum_gd(grad, x0, eta, lam, steps):
     return np.stack(path)
 
 
-plain = optim.gradient_descent(
-    grad_f2, x0, lr=0.1, steps=20
-)  # x_t = x_(t-1) - eta grad
-print(
-    f"lambda = 0 is plain GD: max |difference| {np.abs(momentum_gd(grad_f2, x0, 0.1, 0.0, 20) - plain.path).max():.1e}"
-)
+# x_t = x_(t-1) - eta grad
+plain = optim.gradient_descent(grad_f2, x0, lr=0.1, steps=20)
+gap = np.abs(momentum_gd(grad_f2, x0, 0.1, 0.0, 20) - plain.path).max()
+print(f"lambda = 0 is plain GD: max |difference| {gap:.1e}")
 
 lam, eta = 0.5, 0.1
 mrun = optim.gradient_descent(grad_f2, x0, lr=eta, momentum=lam, steps=10)
-print(
-    f"lambda = {lam}: alice_lab vs the loop above, max |difference| {np.abs(momentum_gd(grad_f2, x0, eta, lam, 10) - mrun.path).max():.1e}"
-)
+gap = np.abs(momentum_gd(grad_f2, x0, eta, lam, 10) - mrun.path).max()
+print(f"lambda = {lam}: alice_lab vs the loop above, max |difference| {gap:.1e}")
 steps_taken = np.diff(mrun.path, axis=0)  # g_1..g_10
 closed = optim.momentum_unrolled(grad_f2(mrun.path[:-1]), lr=eta, momentum=lam)
 print(
-    f"recursion vs -eta * sum lambda^(n-1) grad f(x_(t-n)): max difference {np.abs(steps_taken - closed).max():.1e}"
+    "recursion vs -eta * sum lambda^(n-1) grad f(x_(t-n)): "
+    f"max difference {np.abs(steps_taken - closed).max():.1e}"
 )
 print(
     "weights of the past gradients in g_10:", np.round(lam ** np.arange(10), 4).tolist()
 )
 
-# the erratum with a varying step size: g_1 = -eta_1 grad(x_0), g_2 = -eta_2 grad(x_1) + lam g_1
+# the erratum with a varying step size:
+# g_1 = -eta_1 grad(x_0), g_2 = -eta_2 grad(x_1) + lam g_1
 etas = {1: 0.1, 2: 0.05}
 xa0 = x0
 ga1 = -etas[1] * grad_f2(xa0)
 xa1 = xa0 + ga1
 ga2 = -etas[2] * grad_f2(xa1) + lam * ga1
-right = -etas[2] * grad_f2(xa1) - lam * etas[1] * grad_f2(
-    xa0
-)  # eta_{t-1} on the older gradient
-printed = -etas[2] * grad_f2(xa1) - lam * etas[2] * grad_f2(xa0)  # eta_t, as printed
+# eta_{t-1} on the older gradient (right), eta_t as printed
+right = -etas[2] * grad_f2(xa1) - lam * etas[1] * grad_f2(xa0)
+printed = -etas[2] * grad_f2(xa1) - lam * etas[2] * grad_f2(xa0)
 print(
-    f"varying step: |g_2 - corrected| = {np.abs(ga2 - right).max():.1e}, |g_2 - as printed| = {np.abs(ga2 - printed).max():.1e}"
+    f"varying step: |g_2 - corrected| = {np.abs(ga2 - right).max():.1e}, "
+    f"|g_2 - as printed| = {np.abs(ga2 - printed).max():.1e}"
 )
 verify("C2-55", "C2-56", "E2-01")
 
@@ -1375,7 +1388,8 @@ fig.tight_layout()
 plt.show()
 for (eps, lam_), r in counts.items():
     print(
-        f"eps = {eps}, lambda = {lam_}: ends at x = {float(r.x):+.4f} (f = {float(fx(r.x)):+.4f}) after {r.steps_taken} iterations"
+        f"eps = {eps}, lambda = {lam_}: ends at x = {float(r.x):+.4f} "
+        f"(f = {float(fx(r.x)):+.4f}) after {r.steps_taken} iterations"
     )
 verify("C2-57")
 
@@ -1395,13 +1409,15 @@ for eps, lr in [(0.05, 0.01), (0.1, 0.1)]:
         for m in (0.0, 0.3)
     ]
     print(
-        f"x sin 2x, eps = {eps}, eta = {lr}: plain GD {its[0]:4d} iterations, momentum {its[1]:4d}"
+        f"x sin 2x, eps = {eps}, eta = {lr}: plain GD {its[0]:4d} iterations, "
+        f"momentum {its[1]:4d}"
     )
 for lam_ in (0.0, 0.3, 0.9):
     r = optim.gradient_descent(grad_f2, grid_starts, lr=0.01, momentum=lam_, steps=4000)
     reached = np.argmax(r.grad_norms < 1e-6, axis=0)
     print(
-        f"exercise function, eta = 0.01, lambda = {lam_}: median iterations to ||grad|| < 1e-6 = {np.median(reached):.0f}"
+        f"exercise function, eta = 0.01, lambda = {lam_}: "
+        f"median iterations to ||grad|| < 1e-6 = {np.median(reached):.0f}"
     )
 verify("C2-58")
 
@@ -1419,8 +1435,10 @@ for m in (0.0, 0.9):
     (p**2).sum().backward()
     opt.step()
     buf = opt.state[p].get("momentum_buffer")
+    buf_size = 0 if buf is None else buf.numel()
     print(
-        f"SGD momentum={m}: state {sorted(opt.state[p])}, buffer size {0 if buf is None else buf.numel()} for {p.numel()} parameters"
+        f"SGD momentum={m}: state {sorted(opt.state[p])}, "
+        f"buffer size {buf_size} for {p.numel()} parameters"
     )
 verify("C2-59")
 
@@ -1451,7 +1469,8 @@ for name, op in ops.items():
     r_np, r_pt, r_jx = op(np, Xn), op(torch, Xt_), op(jnp, Xj_)
     same = np.allclose(r_np, r_pt.numpy()) and np.allclose(r_np, np.asarray(r_jx))
     print(
-        f"{name:>18}: NumPy {np.round(np.ravel(r_np)[:3], 3)} ... same in torch and JAX: {same}"
+        f"{name:>18}: NumPy {np.round(np.ravel(r_np)[:3], 3)} ... "
+        f"same in torch and JAX: {same}"
     )
 print(
     "JAX is immutable: X.at[0, 0].set(-1) gives",
@@ -1491,8 +1510,10 @@ for name, xp, arr in [
     ("torch", torch, torch.tensor(Xs)),
 ]:
     out = f_vec(arr, xp)
+    gap = np.abs(to_numpy(out) - looped).max()
     print(
-        f"{name:>5}: {tuple(Xs.shape)} -> {tuple(out.shape)}, max |vectorised - loop| = {np.abs(to_numpy(out) - looped).max():.1e}"
+        f"{name:>5}: {tuple(Xs.shape)} -> {tuple(out.shape)}, "
+        f"max |vectorised - loop| = {gap:.1e}"
     )
 print(f"alice_lab.testfuncs.alice2d agrees: {np.abs(f2(Xs) - looped).max():.1e}")
 verify("C2-62")
@@ -1512,7 +1533,8 @@ i_min, i_max = (
     np.unravel_index(F.argmax(), F.shape),
 )
 print(
-    f"min f = {F[i_min]:.4f} at ({G1[i_min]:.2f}, {G2[i_min]:.2f}); max f = {F[i_max]:.4f} at ({G1[i_max]:.2f}, {G2[i_max]:.2f})"
+    f"min f = {F[i_min]:.4f} at ({G1[i_min]:.2f}, {G2[i_min]:.2f}); "
+    f"max f = {F[i_max]:.4f} at ({G1[i_max]:.2f}, {G2[i_max]:.2f})"
 )
 verify("C2-61")
 
@@ -1538,18 +1560,15 @@ def grad_vec(X, xp):
 
 G_hand = grad_vec(Xs, np)
 G_fd = calculus.grad_fd_batched(lambda Z: f_vec(Z, np), Xs)
-G_jax = jax.grad(lambda Z: f_vec(Z, jnp).sum())(
-    jnp.asarray(Xs)
-)  # rows do not interact: d sum / dX_i = grad f(X_i)
+# rows do not interact: d sum / dX_i = grad f(X_i)
+G_jax = jax.grad(lambda Z: f_vec(Z, jnp).sum())(jnp.asarray(Xs))
 Xt_req = torch.tensor(Xs, requires_grad=True)
 f_vec(Xt_req, torch).sum().backward()
 print(f"max |hand - finite differences| = {np.abs(G_hand - G_fd).max():.1e}")
-print(
-    f"max |hand - jax.grad|           = {np.abs(G_hand - np.asarray(G_jax)).max():.1e}"
-)
-print(
-    f"max |hand - torch.autograd|     = {np.abs(G_hand - Xt_req.grad.numpy()).max():.1e}"
-)
+jax_gap = np.abs(G_hand - np.asarray(G_jax)).max()
+torch_gap = np.abs(G_hand - Xt_req.grad.numpy()).max()
+print(f"max |hand - jax.grad|           = {jax_gap:.1e}")
+print(f"max |hand - torch.autograd|     = {torch_gap:.1e}")
 verify("C2-60")
 
 # %% [markdown]
@@ -1592,7 +1611,8 @@ for ax, lam_ in zip(axes, (0.0, 0.9), strict=True):
     ax.set_title(f"{'plain GD' if lam_ == 0 else 'momentum'}: η = 0.1, λ = {lam_}")
 fig.colorbar(cs, ax=axes, shrink=0.8, label="f(x)")
 fig.suptitle(
-    "Paths of gradient descent on the exercise function (starts: white, ends: red, dashed: the square [0, 10]²)"
+    "Paths of gradient descent on the exercise function "
+    "(starts: white, ends: red, dashed: the square [0, 10]²)"
 )
 plt.show()
 
@@ -1646,7 +1666,8 @@ run_pt = optim.gradient_descent(
 diff_jax = np.abs(to_numpy(run_jax.path) - ref.path).max()
 diff_pt = np.abs(to_numpy(run_pt.path) - ref.path).max()
 print(
-    f"paths {ref.path.shape}: max |JAX - NumPy| = {diff_jax:.1e}, max |torch - NumPy| = {diff_pt:.1e}"
+    f"paths {ref.path.shape}: max |JAX - NumPy| = {diff_jax:.1e}, "
+    f"max |torch - NumPy| = {diff_pt:.1e}"
 )
 assert diff_jax < 1e-9 and diff_pt < 1e-9, "the three backends disagree"
 
@@ -1664,12 +1685,10 @@ def f_single(x, xp):
 
 v_jax = jax.vmap(lambda x: f_single(x, jnp))(jnp.asarray(Xs))
 v_pt = torch.func.vmap(lambda x: f_single(x, torch))(torch.tensor(Xs))
-print(
-    f"jax.vmap:        {tuple(v_jax.shape)}, max |vmap - vectorised| = {np.abs(np.asarray(v_jax) - f_vec(Xs, np)).max():.1e}"
-)
-print(
-    f"torch.func.vmap: {tuple(v_pt.shape)}, max |vmap - vectorised| = {np.abs(v_pt.numpy() - f_vec(Xs, np)).max():.1e}"
-)
+gap_jax = np.abs(np.asarray(v_jax) - f_vec(Xs, np)).max()
+gap_pt = np.abs(v_pt.numpy() - f_vec(Xs, np)).max()
+print(f"jax.vmap:        {tuple(v_jax.shape)}, max |vmap - vectorised| = {gap_jax:.1e}")
+print(f"torch.func.vmap: {tuple(v_pt.shape)}, max |vmap - vectorised| = {gap_pt:.1e}")
 verify("C2-63")
 
 # %% [markdown]
@@ -1681,7 +1700,8 @@ verify("C2-63")
 
 # %%
 def gd_one(x0, lr, lam, steps):
-    """Momentum gradient descent from one start x0 ~ (2); returns the path (steps + 1, 2)."""
+    """Momentum gradient descent from one start x0 ~ (2); returns the path, shape
+    (steps + 1, 2)."""
     grad_one = jax.grad(lambda x: f_single(x, jnp))
 
     def step(carry, _):
@@ -1697,7 +1717,8 @@ gd_all = jax.jit(jax.vmap(gd_one, in_axes=(0, None, None, None)), static_argnums
 paths_vmap = gd_all(jnp.asarray(starts), 0.1, 0.3, steps_b)  # (k, steps + 1, 2)
 diff_vmap = np.abs(np.asarray(paths_vmap).transpose(1, 0, 2) - ref.path).max()
 print(
-    f"vmap(scan(GD)) paths {paths_vmap.shape}: max |difference to NumPy| = {diff_vmap:.1e}"
+    f"vmap(scan(GD)) paths {paths_vmap.shape}: "
+    f"max |difference to NumPy| = {diff_vmap:.1e}"
 )
 assert diff_vmap < 1e-9
 

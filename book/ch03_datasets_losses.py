@@ -65,6 +65,9 @@ from alice_lab.data import load_diabetes, make_blobs, train_test_split
 from alice_lab.functional import softmax
 from alice_lab.losses import hinge, hinge_grad, margin, zero_one
 from alice_lab.widgets import bayes_coin, embedding, loss_margin, mc_risk
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) shrinks grids, seeds and animations
 rng = np.random.default_rng(0)
@@ -90,15 +93,13 @@ torch.manual_seed(0)
 # %%
 X_iid, y_iid = risk.sample_linear(4000, rng)
 print(f"dataset: X {X_iid.shape}, y {y_iid.shape}")
-print(
-    f"KS test, first vs second half of an i.i.d. sample: p = {stats.ks_2samp(y_iid[:2000], y_iid[2000:]).pvalue:.3f}"
-)
+p_iid = stats.ks_2samp(y_iid[:2000], y_iid[2000:]).pvalue
+print(f"KS test, first vs second half of an i.i.d. sample: p = {p_iid:.3f}")
 early = risk.sample_drifting(2000, 0.0, rng)
 late = risk.sample_drifting(2000, 1.0, rng)
 resid = [Xh[:, 0] - yh for Xh, yh in (early, late)]
-print(
-    f"KS test, early vs late half of a drifting sample: p = {stats.ks_2samp(*resid).pvalue:.1e}"
-)
+p_drift = stats.ks_2samp(*resid).pvalue
+print(f"KS test, early vs late half of a drifting sample: p = {p_drift:.1e}")
 verify("C3-01")
 
 # %% [markdown]
@@ -178,9 +179,8 @@ for layer, name in (
     (2, "hidden layer 2 (32)"),
 ):
     Ftr, Fte = (embedding.hidden_features(W_final, Z, layer) for Z in (Xtr_d, Xte_d))
-    rows.append(
-        f"| {name} | {embedding.knn_accuracy(Ftr, ytr_d, Fte, yte_d):.3f} | {embedding.gmm_ari(Fte, yte_d):.3f} |"
-    )
+    knn = embedding.knn_accuracy(Ftr, ytr_d, Fte, yte_d)
+    rows.append(f"| {name} | {knn:.3f} | {embedding.gmm_ari(Fte, yte_d):.3f} |")
 display(Markdown("\n".join(rows)))
 verify("C3-05")
 
@@ -214,11 +214,11 @@ shifted = embedding.shift_right(Xte_d)
 d_self = np.linalg.norm(Xte_d - shifted, axis=1)
 D = cdist(Xte_d, Xte_d)  # all pairwise Euclidean distances, (797, 797)
 D[yte_d[:, None] == yte_d[None, :]] = np.inf
+changed = np.mean(np.sum(shifted != Xte_d, axis=1))
+farther = 100 * np.mean(d_self > D.min(axis=1))
+print(f"pixels changed by a 1-pixel shift: {changed:.1f} of 64 on average")
 print(
-    f"pixels changed by a 1-pixel shift: {np.mean(np.sum(shifted != Xte_d, axis=1)):.1f} of 64 on average"
-)
-print(
-    f"shifted copy farther than the nearest other digit: {100 * np.mean(d_self > D.min(axis=1)):.1f}% of test digits"
+    f"shifted copy farther than the nearest other digit: {farther:.1f}% of test digits"
 )
 
 fig, axes = plt.subplots(1, 3, figsize=(6, 2.2))
@@ -338,9 +338,8 @@ print(
     "w by numpy.linalg.lstsq:                    ",
     np.round(np.linalg.lstsq(Xr, yr, rcond=None)[0], 6),
 )
-print(
-    f"empirical risk at w*: {float(risk.empirical_risk(risk.squared_loss, risk.linear_model(res.x), Xr, yr)):.5f}"
-)
+risk_at_w = risk.empirical_risk(risk.squared_loss, risk.linear_model(res.x), Xr, yr)
+print(f"empirical risk at w*: {float(risk_at_w):.5f}")
 print(
     "squared loss of predictions approaching y = 1.5:",
     np.round(risk.squared_loss(np.array([-1.0, 0.0, 1.0, 1.5]), np.full(4, 1.5)), 3),
@@ -368,14 +367,12 @@ Xb, yb01 = make_blobs(200, centers=2, cluster_std=1.5, seed=3)
 yb = 2.0 * yb01 - 1.0  # labels in {-1, +1}
 Ab = np.c_[Xb, np.ones(len(Xb))]  # a bias feature
 w_init = np.array([1.0, 1.0, 0.0])
-stuck = risk.erm_gd(
-    lambda yh, y: 0.0 * yh, Ab, yb, w_init, lr=0.1, steps=200
-)  # 0/1: l' = 0
+# 0/1: l' = 0
+stuck = risk.erm_gd(lambda yh, y: 0.0 * yh, Ab, yb, w_init, lr=0.1, steps=200)
 trained = risk.erm_gd(hinge_grad, Ab, yb, w_init, lr=0.1, steps=200)
 for name, r in (("0/1 loss", stuck), ("hinge loss", trained)):
-    print(
-        f"{name:>10}: w = {np.round(r.x, 3)}, training error = {np.mean(zero_one(Ab @ r.x, yb)):.3f}"
-    )
+    error = np.mean(zero_one(Ab @ r.x, yb))
+    print(f"{name:>10}: w = {np.round(r.x, 3)}, training error = {error:.3f}")
 
 fig, ax = plt.subplots(figsize=(5, 4))
 ax.scatter(Xb[:, 0], Xb[:, 1], c=yb, cmap="coolwarm", s=10)
@@ -431,12 +428,12 @@ loss_margin.static_view(frames=5 if FAST else 13)
 Xd, yd = load_diabetes()
 Xd_tr, Xd_te, yd_tr, yd_te = train_test_split(Xd, yd, test_size=0.3, seed=0)
 table = risk.LookupTable(default=0.0).fit(Xd_tr, yd_tr)
+train_mse = float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_tr, yd_tr))
+test_mse = float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_te, yd_te))
+print(f"look-up table: train MSE {train_mse:.1f}, test MSE {test_mse:.0f}")
 print(
-    f"look-up table: train MSE {float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_tr, yd_tr)):.1f}, "
-    f"test MSE {float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_te, yd_te)):.0f}"
-)
-print(
-    f"always predicting 0: test MSE {np.mean(yd_te**2):.0f}; test inputs seen in training: {table.seen(Xd_te).sum()}"
+    f"always predicting 0: test MSE {np.mean(yd_te**2):.0f}; "
+    f"test inputs seen in training: {table.seen(Xd_te).sum()}"
 )
 verify("C3-10")
 
@@ -457,7 +454,8 @@ verify("C3-10")
 for n in (10, 100, 1000, 10_000):
     r = mc_risk.empirical_risks(n, sigma=0.5, reps=100 if FAST else 500, seed=n)
     print(
-        f"n = {n:>6}: mean {r.risks.mean():.4f}, std {r.risks.std():.4f}, predicted std σ²√(2/n) = {r.sd:.4f}"
+        f"n = {n:>6}: mean {r.risks.mean():.4f}, std {r.risks.std():.4f}, "
+        f"predicted std σ²√(2/n) = {r.sd:.4f}"
     )
 verify("C3-11")
 
@@ -561,12 +559,10 @@ verify("C3-14")
 
 # %%
 f2 = np.linspace(-2, 2, 801)
-print(
-    f"NLL(y=0.3; f1=0.1, f2=-0.7) = {float(probability.gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0]):.5f}"
-)
-print(
-    f"NLL(y=0.1; f1=0.1, f2=0) = {float(probability.gaussian_nll(np.array([0.1]), np.array([[0.1, 0.0]]))[0]):.3f} (the floor; without it -inf)"
-)
+nll_a = float(probability.gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0])
+nll_b = float(probability.gaussian_nll(np.array([0.1]), np.array([[0.1, 0.0]]))[0])
+print(f"NLL(y=0.3; f1=0.1, f2=-0.7) = {nll_a:.5f}")
+print(f"NLL(y=0.1; f1=0.1, f2=0) = {nll_b:.3f} (the floor; without it -inf)")
 fig, ax = plt.subplots(figsize=(5.5, 3.2))
 for y_obs in (0.3, 0.1):
     ax.plot(
@@ -604,7 +600,8 @@ prod32 = np.cumprod(np.full(1500, 0.5, dtype=np.float32))
 prod64 = np.cumprod(np.full(1500, 0.5))
 logsum = np.cumsum(probability.bernoulli_logpmf(np.ones(1500), 0.5))
 print(
-    f"float32: first n with product 0 = {ns[prod32 == 0][0]}; float64: {ns[prod64 == 0][0]}"
+    f"float32: first n with product 0 = {ns[prod32 == 0][0]}; "
+    f"float64: {ns[prod64 == 0][0]}"
 )
 print(f"log-likelihood at n = 200: {logsum[199]:.2f}; at n = 1100: {logsum[1099]:.2f}")
 fig, axes = plt.subplots(1, 2, figsize=(9, 3))
@@ -636,12 +633,15 @@ loglik = np.array(
     ]
 )
 print(
-    f"grid ML estimate {float(probability.grid_argmax(loglik, grid)):.3f}; fraction of ones {coin.mean():.3f}"
+    f"grid ML estimate {float(probability.grid_argmax(loglik, grid)):.3f}; "
+    f"fraction of ones {coin.mean():.3f}"
 )
 logits, cls = rng.normal(size=(5, 4)), rng.integers(0, 4, size=5)
 ce_torch = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(cls))
+ce_ours = probability.categorical_nll(cls, softmax(logits)).mean()
 print(
-    f"mean categorical NLL of softmax(logits) = {probability.categorical_nll(cls, softmax(logits)).mean():.6f}; torch cross-entropy = {float(ce_torch):.6f}"
+    f"mean categorical NLL of softmax(logits) = {ce_ours:.6f}; "
+    f"torch cross-entropy = {float(ce_torch):.6f}"
 )
 verify("C3-17", "C3-18")
 
@@ -687,7 +687,8 @@ with np.errstate(under="ignore"):
         f"max log-likelihood {ll.max():.0f}; naive exp(ll).sum() = {np.exp(ll).sum()}"
     )
 print(
-    f"posterior sums to {np.exp(log_post).sum():.12f}; its mode is θ = {theta_grid[np.argmax(log_post)]:.4f}"
+    f"posterior sums to {np.exp(log_post).sum():.12f}; "
+    f"its mode is θ = {theta_grid[np.argmax(log_post)]:.4f}"
 )
 verify("C3-21")
 
@@ -720,15 +721,12 @@ verify("C3-21")
 k = 20_000 if FAST else 200_000
 theta = stats.beta.rvs(3, 2, size=k, random_state=rng)
 print(f"exact predictive p(heads | S) for Beta(3, 2): {stats.beta.mean(3, 2):.4f}")
-print(
-    f"MC, plain average:                            {float(probability.mc_predictive(lambda t: t, theta)):.4f}"
-)
-print(
-    f"MC as printed in E.3.10:                      {np.mean(theta * stats.beta.pdf(theta, 3, 2)):.4f}"
-)
-print(
-    f"∫ θ Beta(θ; 3, 2) dθ by quadrature:           {quad(lambda t: t * stats.beta.pdf(t, 3, 2), 0, 1)[0]:.4f}"
-)
+mc_plain = float(probability.mc_predictive(lambda t: t, theta))
+mc_printed = np.mean(theta * stats.beta.pdf(theta, 3, 2))
+by_quadrature = quad(lambda t: t * stats.beta.pdf(t, 3, 2), 0, 1)[0]
+print(f"MC, plain average:                            {mc_plain:.4f}")
+print(f"MC as printed in E.3.10:                      {mc_printed:.4f}")
+print(f"∫ θ Beta(θ; 3, 2) dθ by quadrature:           {by_quadrature:.4f}")
 verify("C3-20", "E3-01", "E3-02")
 
 # %% [markdown]
@@ -783,8 +781,11 @@ for a_, b_ in ((1, 1), (4, 2.5), (20, 20)):
         + (n - few.sum()) * np.log1p(-theta_grid)
         + stats.beta.logpdf(theta_grid, a_, b_)
     )
+    grid_map = float(probability.grid_argmax(obj, theta_grid))
+    closed_form = probability.map_beta_bernoulli(a_, b_, h, n)
     print(
-        f"Beta({a_}, {b_}) prior: grid MAP {float(probability.grid_argmax(obj, theta_grid)):.4f}, closed form {probability.map_beta_bernoulli(a_, b_, h, n):.4f} (ML {h / n:.4f})"
+        f"Beta({a_}, {b_}) prior: grid MAP {grid_map:.4f}, "
+        f"closed form {closed_form:.4f} (ML {h / n:.4f})"
     )
 verify("C3-22", "C3-23")
 

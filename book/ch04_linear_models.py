@@ -62,14 +62,15 @@ from alice_lab import calibration, data, functional, linear, losses
 from alice_lab.backend import to_numpy
 from alice_lab.claims import verify
 from alice_lab.widgets import reliability, softmax_temperature
+from alice_lab.widgets.describe import describe_figures
 
-jax.config.update(
-    "jax_enable_x64", True
-)  # float64 in JAX too, to compare number for number
+describe_figures()  # each figure's output also says in words what it shows
 
-FAST = (
-    alice_lab.backend.is_fast()
-)  # ALICE_FAST=1 (set by the tests) shrinks step counts
+# float64 in JAX too, to compare number for number
+jax.config.update("jax_enable_x64", True)
+
+# ALICE_FAST=1 (set by the tests) shrinks step counts
+FAST = alice_lab.backend.is_fast()
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 print("PyTorch computes on:", alice_lab.backend.device("torch"))
@@ -156,7 +157,8 @@ for s2 in (0.1, 1.0, 10.0):
         lambda w, s2=s2: losses.gaussian_nll(torch.tensor(Xg) @ w, torch.tensor(yg), s2)
     )(torch.tensor(w_ls))
     print(
-        f"σ² = {s2:5}: mean NLL at the LS weights {float(nll):8.4f}, |∇_w NLL| = {grad_at_ls.abs().max():.1e}"
+        f"σ² = {s2:5}: mean NLL at the LS weights {float(nll):8.4f}, "
+        f"|∇_w NLL| = {grad_at_ls.abs().max():.1e}"
     )
 verify("C4-02")
 
@@ -218,7 +220,8 @@ for t in range(1, 5001):
         break
     theta -= 0.5 / np.sqrt(t) * np.mean(np.sign(res15))
 print(
-    f"median problem: exact kink reached at step {hit}; θ = {theta!r}, median = {np.median(y15)!r}"
+    f"median problem: exact kink reached at step {hit}; "
+    f"θ = {theta!r}, median = {np.median(y15)!r}"
 )
 verify("C4-05")
 
@@ -270,9 +273,8 @@ print(
 )
 for name, conv in (("torch", torch.tensor), ("JAX", jnp.asarray)):
     out = linear.linear_model(conv(X4), conv(w4), b4)
-    print(
-        f"  same function on {name:5}: shape {tuple(out.shape)}, max |Δ| = {np.abs(to_numpy(out) - X4 @ w4 - b4).max():.0e}"
-    )
+    gap = np.abs(to_numpy(out) - X4 @ w4 - b4).max()
+    print(f"  same function on {name:5}: shape {tuple(out.shape)}, max |Δ| = {gap:.0e}")
 verify("C4-07", "C4-08")
 
 # %% [markdown]
@@ -343,9 +345,10 @@ ref = np.linalg.lstsq(Xr, yr, rcond=None)[0]
 for method in linear.METHODS:
     w_m = linear.least_squares(Xr, yr, method=method)
     print(f"{method:>6}: max |w − lstsq| = {np.abs(w_m - ref).max():.1e}")
+sk_coef = LinearRegression(fit_intercept=False).fit(Xr, yr).coef_
 print(
     "sklearn LinearRegression(fit_intercept=False):",
-    f"{np.abs(LinearRegression(fit_intercept=False).fit(Xr, yr).coef_ - ref).max():.1e}",
+    f"{np.abs(sk_coef - ref).max():.1e}",
 )
 verify("C4-11", "C4-12")
 
@@ -370,9 +373,9 @@ print(f"κ(XᵀX) = {np.linalg.cond(A_ic):.2e}")
 print(f"{'method':>6} | residual ‖XᵀXw − Xᵀy‖/‖Xᵀy‖ | error ‖w − w_ref‖/‖w_ref‖")
 for method in ("inv", "solve", "lstsq"):
     w_m = linear.least_squares(X_ic, y_ic, method=method)
-    print(
-        f"{method:>6} | {np.linalg.norm(A_ic @ w_m - b_ic) / np.linalg.norm(b_ic):26.1e} | {np.linalg.norm(w_m - w_ref) / np.linalg.norm(w_ref):.1e}"
-    )
+    residual = np.linalg.norm(A_ic @ w_m - b_ic) / np.linalg.norm(b_ic)
+    w_error = np.linalg.norm(w_m - w_ref) / np.linalg.norm(w_ref)
+    print(f"{method:>6} | {residual:26.1e} | {w_error:.1e}")
 verify("C4-13")
 
 # %% [markdown]
@@ -386,11 +389,14 @@ verify("C4-13")
 
 # %%
 M = linear.hat_matrix(Xr)
+X_pinv = linear.pseudoinverse(Xr)
 print(
-    f"‖X†X − I‖ = {np.abs(linear.pseudoinverse(Xr) @ Xr - np.eye(4)).max():.1e}, ‖X† − np.linalg.pinv(X)‖ = {np.abs(linear.pseudoinverse(Xr) - np.linalg.pinv(Xr)).max():.1e}"
+    f"‖X†X − I‖ = {np.abs(X_pinv @ Xr - np.eye(4)).max():.1e}, "
+    f"‖X† − np.linalg.pinv(X)‖ = {np.abs(X_pinv - np.linalg.pinv(Xr)).max():.1e}"
 )
 print(
-    f"M symmetric: {np.allclose(M, M.T)}, idempotent: {np.allclose(M @ M, M)}, trace = {np.trace(M):.6f} = c"
+    f"M symmetric: {np.allclose(M, M.T)}, idempotent: {np.allclose(M @ M, M)}, "
+    f"trace = {np.trace(M):.6f} = c"
 )
 print(
     "first prediction as weights on the 40 targets:",
@@ -399,7 +405,8 @@ print(
 )
 X_col = np.column_stack([Xr, 3.0 * Xr[:, 1]])
 print(
-    f"collinear column: rank {np.linalg.matrix_rank(X_col)} of {X_col.shape[1]}, κ(XᵀX) = {np.linalg.cond(X_col.T @ X_col):.1e}"
+    f"collinear column: rank {np.linalg.matrix_rank(X_col)} of {X_col.shape[1]}, "
+    f"κ(XᵀX) = {np.linalg.cond(X_col.T @ X_col):.1e}"
 )
 verify("C4-14", "C4-15")
 
@@ -436,8 +443,10 @@ ax.set(
 )
 ax.legend()
 plt.show()
+monotone = bool(np.all(np.diff(run42.losses) <= 1e-15))
 print(
-    f"‖w_GD − w*‖ = {np.linalg.norm(run42.w - w_star42):.1e}; every step lowered the loss: {bool(np.all(np.diff(run42.losses) <= 1e-15))}"
+    f"‖w_GD − w*‖ = {np.linalg.norm(run42.w - w_star42):.1e}; "
+    f"every step lowered the loss: {monotone}"
 )
 print(
     "Box 4.3's update is minus the gradient:",
@@ -484,9 +493,8 @@ verify("C4-17")
 
 # %%
 Xbig, ybig, _ = data.make_linear_regression(100_000, 3, seed=1)
-print(
-    f"σ*² = {float(linear.ls_noise_variance(Xbig, ybig, linear.least_squares(Xbig, ybig))):.5f}  (noise variance 0.01)"
-)
+noise_var = linear.ls_noise_variance(Xbig, ybig, linear.least_squares(Xbig, ybig))
+print(f"σ*² = {float(noise_var):.5f}  (noise variance 0.01)")
 verify("C4-19")
 
 # %% [markdown]
@@ -569,10 +577,9 @@ ax1.set(xlabel="λ", ylabel="weights", title="ridge path")
 ax2.loglog(lams, conds)
 ax2.set(xlabel="λ", ylabel="κ(XᵀX + λI)", title="conditioning")
 plt.show()
-print(
-    "vs sklearn Ridge at λ = 1:",
-    f"{np.abs(linear.least_squares(X_r, y_r, ridge=1.0) - Ridge(alpha=1.0, fit_intercept=False).fit(X_r, y_r).coef_).max():.1e}",
-)
+sk_ridge = Ridge(alpha=1.0, fit_intercept=False).fit(X_r, y_r).coef_
+ridge_gap = np.abs(linear.least_squares(X_r, y_r, ridge=1.0) - sk_ridge).max()
+print("vs sklearn Ridge at λ = 1:", f"{ridge_gap:.1e}")
 verify("C4-24")
 
 # %% [markdown]
@@ -647,7 +654,8 @@ print("distance between classes 1 and 3:", np.linalg.norm(Y3[0] - Y3[2]))
 p_b = sp.softmax(rng.normal(size=(8, 2)), axis=1)
 y_b = rng.integers(0, 2, size=8)
 print(
-    f"Brier score {float(losses.brier_score(p_b, y_b)):.4f} = 2 × sklearn's binary brier_score_loss {brier_score_loss(y_b, p_b[:, 1]):.4f}"
+    f"Brier score {float(losses.brier_score(p_b, y_b)):.4f} = "
+    f"2 × sklearn's binary brier_score_loss {brier_score_loss(y_b, p_b[:, 1]):.4f}"
 )
 verify("C4-28", "C4-29")
 
@@ -784,9 +792,9 @@ fit_i = linear.fit_logreg(
 sk_i = LogisticRegression(C=1 / (len(y_iris) * lam_i), tol=1e-12, max_iter=10_000).fit(
     X_iris, y_iris
 )
-print(
-    f"max |p_ours − p_sklearn| = {np.abs(linear.predict_proba(fit_i.params, X_iris) - sk_i.predict_proba(X_iris)).max():.1e}"
-)
+p_ours = linear.predict_proba(fit_i.params, X_iris)
+p_sklearn = sk_i.predict_proba(X_iris)
+print(f"max |p_ours − p_sklearn| = {np.abs(p_ours - p_sklearn).max():.1e}")
 fig, ax = plt.subplots(figsize=(6, 3.2))
 ax.semilogy(fit_i.losses - fit_i.losses.min() + 1e-16)
 ax.set(
@@ -888,7 +896,8 @@ acc_bc = np.mean(
     to_numpy(linear.binary_predict(linear.predict_proba(fit_bc.params, X_bc))) == y_bc
 )
 print(
-    f"training accuracy {acc_bc:.4f}; max |w − w_sklearn| = {np.abs(fit_bc.params['w'] - sk_bc.coef_[0]).max():.1e}"
+    f"training accuracy {acc_bc:.4f}; "
+    f"max |w − w_sklearn| = {np.abs(fit_bc.params['w'] - sk_bc.coef_[0]).max():.1e}"
 )
 
 # %% [markdown]
@@ -923,7 +932,8 @@ y_big = np.random.default_rng(8).integers(0, 10, size=64)
 
 
 def references(z):
-    """float64 references on the very values given (a float32 input, widened exactly)."""
+    """float64 references on the very values given (a float32 input, widened
+    exactly)."""
     z64 = z.astype(np.float64)
     ce = torch.nn.functional.cross_entropy(
         torch.tensor(z64), torch.tensor(y_big), reduction="none"
@@ -946,7 +956,8 @@ def rel(a, b):
 
 
 print(
-    f"{'dtype':8} {'quantity':12} {'naive: non-finite':>18} {'stable: non-finite':>19} {'stable: max rel. error':>23}"
+    f"{'dtype':8} {'quantity':12} {'naive: non-finite':>18} "
+    f"{'stable: non-finite':>19} {'stable: max rel. error':>23}"
 )
 for dtype in (np.float32, np.float64):
     z = z_big.astype(dtype)
@@ -965,8 +976,11 @@ for dtype in (np.float32, np.float64):
             if name != "softmax"
             else float(np.max(np.abs(sv - rv)))
         )
+        naive_bad = int((~np.isfinite(nv)).sum())
+        stable_bad = int((~np.isfinite(sv)).sum())
         print(
-            f"{np.dtype(dtype).name:8} {name:12} {int((~np.isfinite(nv)).sum()):>18} {int((~np.isfinite(sv)).sum()):>19} {err:>23.1e}"
+            f"{np.dtype(dtype).name:8} {name:12} {naive_bad:>18} {stable_bad:>19} "
+            f"{err:>23.1e}"
         )
         assert np.isfinite(sv).all() and err < (1e-6 if dtype == np.float32 else 1e-14)
 print("(softmax: absolute error; the probabilities lie in [0, 1])")
@@ -986,9 +1000,10 @@ torch_prob = torch.nn.functional.binary_cross_entropy(
     torch.sigmoid(torch.tensor(z2)), torch.tensor(t2), reduction="none"
 ).numpy()
 for dtype in (np.float32, np.float64):
-    print(
-        f"{np.dtype(dtype).name}: from the logit {losses.binary_cross_entropy_with_logits(z2.astype(dtype), t2.astype(dtype), reduction='none')}"
+    from_logit = losses.binary_cross_entropy_with_logits(
+        z2.astype(dtype), t2.astype(dtype), reduction="none"
     )
+    print(f"{np.dtype(dtype).name}: from the logit {from_logit}")
 print("via σ(z) (ours, exact log):", via_prob, "| torch (clamped):", torch_prob)
 verify("C4-47")
 
@@ -1182,8 +1197,12 @@ half = len(yte_d) // 2
 tau_fit = calibration.fit_temperature(H_te[:half], yte_d[:half])
 for name, tau in (("before", 1.0), (f"τ = {tau_fit:.2f}", tau_fit)):
     P_half = functional.softmax(H_te[half:], tau=tau)
+    ece = float(calibration.expected_calibration_error(P_half, yte_d[half:]))
+    max_gap = float(calibration.max_calibration_error(P_half, yte_d[half:]))
+    accuracy = np.mean(P_half.argmax(axis=1) == yte_d[half:])
     print(
-        f"{name:>10}: ECE = {float(calibration.expected_calibration_error(P_half, yte_d[half:])):.4f}, max gap = {float(calibration.max_calibration_error(P_half, yte_d[half:])):.4f}, accuracy = {np.mean(P_half.argmax(axis=1) == yte_d[half:]):.4f}"
+        f"{name:>10}: ECE = {ece:.4f}, max gap = {max_gap:.4f}, "
+        f"accuracy = {accuracy:.4f}"
     )
 verify("C4-58")
 
@@ -1236,7 +1255,10 @@ ax1.set(
     xticks=range(10),
     xlabel="digit",
     ylabel="probability",
-    title=f"Figure F.4.6: set {np.flatnonzero(in_set).tolist()}, true class {y_new[i_show]}",
+    title=(
+        f"Figure F.4.6: set {np.flatnonzero(in_set).tolist()}, "
+        f"true class {y_new[i_show]}"
+    ),
 )
 ax1.legend()
 alphas = np.array([0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3])
@@ -1279,15 +1301,15 @@ for bias in (True, False):
     params = linear.init_params(64, 10, seed=0, bias=bias)
     tr_loss, te_acc = [], []
     for _ in range(steps):
-        grads = linear.gradients(
-            params, Xtr, ytr
-        )  # keyed like params: no "b" without a bias
+        # keyed like params: no "b" without a bias
+        grads = linear.gradients(params, Xtr, ytr)
         params = {k: params[k] - 0.5 * grads[k] for k in params}
         tr_loss.append(float(linear.loss(params, Xtr, ytr)))
         te_acc.append(float(np.mean(linear.predict(params, Xte).argmax(axis=1) == yte)))
     history[bias] = (tr_loss, te_acc, params)
     print(
-        f"bias={bias!s:5}: keys {sorted(params)}, final training loss {tr_loss[-1]:.4f}, test accuracy {te_acc[-1]:.4f}"
+        f"bias={bias!s:5}: keys {sorted(params)}, "
+        f"final training loss {tr_loss[-1]:.4f}, test accuracy {te_acc[-1]:.4f}"
     )
 
 # %% [markdown]
@@ -1304,21 +1326,25 @@ gj = jax.grad(lambda p: linear.loss(p, jnp.asarray(Xtr), jnp.asarray(ytr)))(
     {k: jnp.asarray(v) for k, v in p0.items()}
 )
 for k in hand:
+    torch_gap = np.abs(hand[k] - pt[k].grad.numpy()).max()
+    jax_gap = np.abs(hand[k] - np.asarray(gj[k])).max()
     print(
-        f"∂/∂{k}: max |hand − torch| = {np.abs(hand[k] - pt[k].grad.numpy()).max():.1e}, max |hand − jax| = {np.abs(hand[k] - np.asarray(gj[k])).max():.1e}"
+        f"∂/∂{k}: max |hand − torch| = {torch_gap:.1e}, "
+        f"max |hand − jax| = {jax_gap:.1e}"
     )
 no_b = {"W": p0["W"]}
 ptw = torch.tensor(p0["W"], requires_grad=True)
 linear.loss({"W": ptw}, torch.tensor(Xtr), torch.tensor(ytr)).backward()
+hand_no_b = linear.gradients(no_b, Xtr, ytr)
 print(
-    f"without bias: keys {sorted(linear.gradients(no_b, Xtr, ytr))}, max |hand − torch| = {np.abs(linear.gradients(no_b, Xtr, ytr)['W'] - ptw.grad.numpy()).max():.1e}"
+    f"without bias: keys {sorted(hand_no_b)}, "
+    f"max |hand − torch| = {np.abs(hand_no_b['W'] - ptw.grad.numpy()).max():.1e}"
 )
 for name, conv in (("torch", torch.tensor), ("jax", jnp.asarray)):
     pb = {k: conv(v) for k, v in p0.items()}
     gb = linear.gradients(pb, conv(Xtr), conv(ytr))
-    print(
-        f"one step on {name}: max |Δ vs NumPy| = {max(np.abs(to_numpy(gb[k]) - hand[k]).max() for k in hand):.1e}"
-    )
+    gap = max(np.abs(to_numpy(gb[k]) - hand[k]).max() for k in hand)
+    print(f"one step on {name}: max |Δ vs NumPy| = {gap:.1e}")
 
 # %%
 from sklearn.neighbors import KNeighborsClassifier

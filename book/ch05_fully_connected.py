@@ -65,14 +65,15 @@ from alice_lab import data, layers, optim
 from alice_lab.backend import to_numpy
 from alice_lab.claims import verify
 from alice_lab.widgets import activation_gallery, minibatch_sgd, xor_playground
+from alice_lab.widgets.describe import describe_figures
 
-jax.config.update(
-    "jax_enable_x64", True
-)  # float64 in JAX too, to compare number for number
+describe_figures()  # each figure's output also says in words what it shows
 
-FAST = (
-    alice_lab.backend.is_fast()
-)  # ALICE_FAST=1 (set by the tests) shrinks epochs and frames
+# float64 in JAX too, to compare number for number
+jax.config.update("jax_enable_x64", True)
+
+# ALICE_FAST=1 (set by the tests) shrinks epochs and frames
+FAST = alice_lab.backend.is_fast()
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 DEVICE = alice_lab.backend.device("torch")  # CUDA when there is a GPU, else the CPU
@@ -292,8 +293,8 @@ for k, p in enumerate(mlp):
     H = act.relu(pre) if k < len(mlp) - 1 else pre
     kind = "hidden" if k < len(mlp) - 1 else "output"
     print(
-        f"{kind} layer {k + 1}: W {p['W'].shape}, b {p['b'].shape} -> activations {H.shape}"
-        f" ({layers.fc_param_count(*p['W'].shape)} parameters)"
+        f"{kind} layer {k + 1}: W {p['W'].shape}, b {p['b'].shape} "
+        f"-> activations {H.shape} ({layers.fc_param_count(*p['W'].shape)} parameters)"
     )
 print(
     "total:",
@@ -451,12 +452,8 @@ for N in (5, 20, 100):
         layers.sigmoid_staircase(g_target, N), xs[:, None], phi="sigmoid"
     )[:, 0]
     inside = (xs >= 0) & (xs <= 1)
-    ax.plot(
-        xs,
-        f_N,
-        lw=1.2,
-        label=f"N = {N}: max error on [0, 1] {np.abs(f_N - g_target(xs))[inside].max():.3f}",
-    )
+    max_error = np.abs(f_N - g_target(xs))[inside].max()
+    ax.plot(xs, f_N, lw=1.2, label=f"N = {N}: max error on [0, 1] {max_error:.3f}")
 ax.axvspan(-0.2, 0, color="0.9")
 ax.axvspan(1, 1.2, color="0.9")
 ax.set(xlabel="x", title="one hidden layer of N sigmoids (grey: outside the domain)")
@@ -604,7 +601,8 @@ fig.suptitle("mini-batch SGD on two moons (2-16-2 MLP, η = 0.2)")
 plt.show()
 for r, c in curves.items():
     print(
-        f"r = {r:>3}: {c.steps:>4} steps, final loss {c.epoch_loss[-1]:.3f}, accuracy {c.accuracy:.2f}"
+        f"r = {r:>3}: {c.steps:>4} steps, final loss {c.epoch_loss[-1]:.3f}, "
+        f"accuracy {c.accuracy:.2f}"
     )
 
 # %% [markdown]
@@ -656,7 +654,8 @@ ax.add_patch(plt.Rectangle((2.6, 0.05), 4.8, 1.3, fc="#fde2c8", ec="k"))
 ax.text(
     5,
     0.7,
-    "all-reduce: sum (or average) the gradients,\nsend the result back; every copy\ntakes the same step",
+    "all-reduce: sum (or average) the gradients,\nsend the result back; "
+    "every copy\ntakes the same step",
     ha="center",
     va="center",
     fontsize=8.5,
@@ -682,8 +681,9 @@ for k in (2, 3, 5):
         np.abs(a - b).max()
         for a, b in zip(optim.tree_leaves(g_k), optim.tree_leaves(g_full), strict=True)
     )
+    shard_sizes = [len(s[1]) for s in shards]
     print(
-        f"{k} shards of sizes {[len(s[1]) for s in shards]}: max |average − full gradient| = {gap:.1e}"
+        f"{k} shards of sizes {shard_sizes}: max |average − full gradient| = {gap:.1e}"
     )
 verify("C5-19")
 
@@ -728,7 +728,8 @@ gap = max(
     for a, b in zip(grads, single, strict=True)
 )
 print(
-    f"2 gloo processes, 48 examples each: max |all-reduced − single-process gradient| < 1e-12: {gap < 1e-12}"
+    "2 gloo processes, 48 examples each: "
+    f"max |all-reduced − single-process gradient| < 1e-12: {gap < 1e-12}"
 )
 
 # %% [markdown]
@@ -796,7 +797,10 @@ verify("C5-21", "C5-22", "E5-03")
 
 # %%
 print(
-    f"tanh(1) = {np.tanh(1.0):.6f};  2σ(2) − 1 = {2 * float(act.sigmoid(2.0)) - 1:.6f};  2σ(1) − 1 = {2 * float(act.sigmoid(1.0)) - 1:.6f} = tanh(1/2) = {np.tanh(0.5):.6f}"
+    f"tanh(1) = {np.tanh(1.0):.6f};  "
+    f"2σ(2) − 1 = {2 * float(act.sigmoid(2.0)) - 1:.6f};  "
+    f"2σ(1) − 1 = {2 * float(act.sigmoid(1.0)) - 1:.6f} "
+    f"= tanh(1/2) = {np.tanh(0.5):.6f}"
 )
 verify("C5-23", "E5-02")
 
@@ -814,8 +818,11 @@ print(f"fraction of exact zeros after ReLU: {np.mean(act.relu(pre_act) == 0):.3f
 prelu_mod = act.PReLU(num_parameters=6)
 out_p = prelu_mod(torch.tensor(pre_act, dtype=torch.float32))
 out_p.sum().backward()
+n_prelu = sum(p.numel() for p in prelu_mod.parameters())
 print(
-    f"PReLU(6): {sum(p.numel() for p in prelu_mod.parameters())} parameters, α = {prelu_mod.alpha.detach().numpy().round(2)}, ∂/∂α = {prelu_mod.alpha.grad.numpy().round(1)}"
+    f"PReLU(6): {n_prelu} parameters, "
+    f"α = {prelu_mod.alpha.detach().numpy().round(2)}, "
+    f"∂/∂α = {prelu_mod.alpha.grad.numpy().round(1)}"
 )
 verify("C5-24", "C5-25")
 
@@ -995,7 +1002,8 @@ test_loader = DataLoader(test_set, batch_size=256)
 ours_shapes = [tuple(Xb.shape) for Xb, _ in data.batches(X_tr, y_tr, 64, seed=0)]
 torch_shapes = [tuple(xb.shape) for xb, _ in train_loader]
 print(
-    f"DataLoader: {len(torch_shapes)} batches, last {torch_shapes[-1]}; alice_lab: {len(ours_shapes)} batches, last {ours_shapes[-1]}"
+    f"DataLoader: {len(torch_shapes)} batches, last {torch_shapes[-1]}; "
+    f"alice_lab: {len(ours_shapes)} batches, last {ours_shapes[-1]}"
 )
 
 # %% [markdown]
@@ -1070,7 +1078,8 @@ for epoch in range(3 if FAST else 10):
     last = train_loop(train_loader, seq_model, nn.CrossEntropyLoss(), optimizer)
     acc, test_loss = test_loop(test_loader, seq_model, nn.CrossEntropyLoss())
     print(
-        f"epoch {epoch + 1}: last mini-batch loss {last:.3f}, test loss {test_loss:.3f}, accuracy {acc:.3f}"
+        f"epoch {epoch + 1}: last mini-batch loss {last:.3f}, "
+        f"test loss {test_loss:.3f}, accuracy {acc:.3f}"
     )
 
 # %% [markdown]
@@ -1092,7 +1101,8 @@ if importlib.util.find_spec("datasets") is not None:
     print(split)
 else:
     print(
-        "Hugging Face `datasets` is not installed: skipped (pip install datasets to try it)."
+        "Hugging Face `datasets` is not installed: "
+        "skipped (pip install datasets to try it)."
     )
 
 # %% [markdown]
@@ -1137,7 +1147,8 @@ for name, p in (("JAX", res_jax.params), ("PyTorch", res_t)):
         )
     )
     print(
-        f"{name:>7} vs NumPy after {res_np.steps} steps: max parameter difference {gap:.1e}"
+        f"{name:>7} vs NumPy after {res_np.steps} steps: "
+        f"max parameter difference {gap:.1e}"
     )
 acc_np = np.mean(layers.mlp_forward(res_np.params, X_te).argmax(1) == y_te)
 print(f"test accuracy: {acc_np:.3f}")

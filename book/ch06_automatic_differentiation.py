@@ -80,8 +80,12 @@ from alice_lab.autodiff import (
 from alice_lab.autodiff.engine import Tensor
 from alice_lab.claims import verify
 from alice_lab.widgets import ad_modes, fd_step, graph_viewer, vanishing
+from alice_lab.widgets.describe import describe_figures
 
-# JAX computes in float32 unless told otherwise; float64 lets us compare number for number.
+describe_figures()  # each figure's output also says in words what it shows
+
+# JAX computes in float32 unless told otherwise; float64 lets us compare number for
+# number.
 jax.config.update("jax_enable_x64", True)
 
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
@@ -152,9 +156,8 @@ print(
     "-> flattened",
     JW.reshape(n * c2_out, c2 * c2_out).shape,
 )
-print(
-    f"non-zero fraction of the input Jacobian: {np.count_nonzero(JX) / JX.size:.2f} = 1/n"
-)
+nonzero = np.count_nonzero(JX) / JX.size
+print(f"non-zero fraction of the input Jacobian: {nonzero:.2f} = 1/n")
 floats = (32 * 1024) ** 2
 print(
     f"n = 32, c = c' = 1024: {floats:,} floats = {floats * 4 / 1e9:.1f} GB in float32"
@@ -192,9 +195,8 @@ verify("C6-02", "C6-03")
 
 # %%
 print("∇ of sum(h) at a random h:", ad.grad(lambda h: h.sum())(rng.standard_normal(5)))
-fs, x_tr, ws_tr = trace.random_trace(
-    (4, 5, 3), seed=0
-)  # FC(4→5), FC(5→3), squared loss
+# FC(4→5), FC(5→3), squared loss
+fs, x_tr, ws_tr = trace.random_trace((4, 5, 3), seed=0)
 fwd, rev = trace.forward_mode(fs, x_tr, ws_tr), trace.reverse_mode(fs, x_tr, ws_tr)
 for i, (gf, gr) in enumerate(zip(fwd.grads[:-1], rev.grads[:-1], strict=True), start=1):
     print(f"w{i}: {gf.size} weights, |forward − reverse| = {np.abs(gf - gr).max():.1e}")
@@ -320,7 +322,8 @@ J1, J2, J = (
     ad.jacobian(lambda z: f2(f1(z)), x_c),
 )
 print(
-    f"{J2.shape} @ {J1.shape} = {(J2 @ J1).shape}; max |J − J2 J1| = {np.abs(J - J2 @ J1).max():.1e}"
+    f"{J2.shape} @ {J1.shape} = {(J2 @ J1).shape}; "
+    f"max |J − J2 J1| = {np.abs(J - J2 @ J1).max():.1e}"
 )
 verify("C6-09")
 
@@ -399,7 +402,8 @@ chain = [*Jx5[1:][::-1], ad.jacobian(lambda v: fs5[0](hs5[0], v), ws5[0])]
 left, cost_left = trace.chain_product(np.ones(6), chain, "left")
 right, cost_right = trace.chain_product(np.ones(6), chain, "right")
 print(
-    f"same gradient: {np.allclose(left, right)}; multiply-adds left→right {cost_left}, right→left {cost_right}"
+    f"same gradient: {np.allclose(left, right)}; "
+    f"multiply-adds left→right {cost_left}, right→left {cost_right}"
 )
 verify("C6-13")
 
@@ -429,9 +433,8 @@ h_t.append(h_t[-1] ** 2)
 h_t[-1].retain_grad()
 h_t[-1].sum().backward()
 for i, (a_i, t_i) in enumerate(zip(rev3.adjoints, h_t, strict=True)):
-    print(
-        f"h̃{i} {a_i.shape}: |ours − torch .grad| = {np.abs(a_i - t_i.grad.numpy()).max():.1e}"
-    )
+    adjoint_gap = np.abs(a_i - t_i.grad.numpy()).max()
+    print(f"h̃{i} {a_i.shape}: |ours − torch .grad| = {adjoint_gap:.1e}")
 verify("C6-14")
 
 # %% [markdown]
@@ -508,10 +511,12 @@ ws_ck = [rng.standard_normal((5, 5)) / 2 for _ in range(4)]
 plain = checkpoint.checkpointed_gradients(blocks, x_ck, ws_ck)
 book = checkpoint.checkpointed_gradients(blocks, x_ck, ws_ck, stored=[1, 2, 4])
 print(
-    f"store all: {plain.evaluations} evaluations, peak {plain.peak_stored} blocks of activations"
+    f"store all: {plain.evaluations} evaluations, "
+    f"peak {plain.peak_stored} blocks of activations"
 )
 print(
-    f"store 1, 2, 4: {book.evaluations} evaluations ({book.evaluations / plain.evaluations:.2f}×), "
+    f"store 1, 2, 4: {book.evaluations} evaluations "
+    f"({book.evaluations / plain.evaluations:.2f}×), "
     f"recomputed {book.recomputed}, peak {book.peak_stored}"
 )
 print(
@@ -575,7 +580,8 @@ for ax, (title, st) in zip(axes, panels, strict=True):
     ax.set_title(title, fontsize=10)
     ax.set_axis_off()
 fig.suptitle(
-    "gradient checkpointing: filled = activations stored, hatched = recomputed, ▼ = gradient done",
+    "gradient checkpointing: filled = activations stored, hatched = recomputed, "
+    "▼ = gradient done",
     fontsize=11,
 )
 plt.show()
@@ -655,12 +661,14 @@ verify("C6-17", "C6-18")
 
 # %%
 print(
-    f"reverse mode on the trace: {rev.cost.vjp_calls} VJP calls, {rev.cost.jacobians_built} Jacobians built"
+    f"reverse mode on the trace: {rev.cost.vjp_calls} VJP calls, "
+    f"{rev.cost.jacobians_built} Jacobians built"
 )
 rows_r = ad.jacobian_from_vjps(g_v, x_v)
 cols_f = ad.jacobian_from_jvps(g_v, x_v)
 print(
-    f"(3, 5) Jacobian: {rows_r.calls} VJP calls (rows) or {cols_f.calls} JVP calls (columns); "
+    f"(3, 5) Jacobian: {rows_r.calls} VJP calls (rows) "
+    f"or {cols_f.calls} JVP calls (columns); "
     f"equal: {np.allclose(rows_r.matrix, cols_f.matrix)}"
 )
 loss_v = lambda x: np.sum(np.tanh(W_v @ x) ** 2)
@@ -953,10 +961,13 @@ graph_viewer.static_view()
 
 # %%
 for l in (1, 5, 10, 20):
+    sigmoid_chain = gradient_flow.chain_derivative("sigmoid", l, x0=0.3)
+    linear_chain = gradient_flow.chain_derivative("linear x1.5", l)
+    relu_chain = gradient_flow.chain_derivative("relu", l, x0=0.7)
     print(
-        f"l = {l:>2}: sigmoid chain {gradient_flow.chain_derivative('sigmoid', l, x0=0.3):.2e} "
-        f"(bound 0.25^l = {0.25**l:.2e}), 1.5·s chain {gradient_flow.chain_derivative('linear x1.5', l):.2e}, "
-        f"ReLU chain {gradient_flow.chain_derivative('relu', l, x0=0.7):.0f}"
+        f"l = {l:>2}: sigmoid chain {sigmoid_chain:.2e} "
+        f"(bound 0.25^l = {0.25**l:.2e}), 1.5·s chain {linear_chain:.2e}, "
+        f"ReLU chain {relu_chain:.0f}"
     )
 print(
     "0.25^l: (first subnormal, first zero) in float32 =",
@@ -1061,7 +1072,8 @@ X_dig = X_dig / 16.0
 (Wd, bd), (Wd2, bd2) = mlp.init_mlp([64, 128, 10], seed=0, dtype=np.float32)
 Z1 = X_dig.astype(np.float32) @ Wd + bd
 print(
-    f"{Z1.size:,} first-layer pre-activations on the digits, exact zeros: {int(np.sum(Z1 == 0))}"
+    f"{Z1.size:,} first-layer pre-activations on the digits, "
+    f"exact zeros: {int(np.sum(Z1 == 0))}"
 )
 verify("C6-38")
 
@@ -1117,7 +1129,8 @@ ax2.set(title="subgradient descent on |x − 3|", xlabel="iteration t", ylabel="
 ax2.legend()
 plt.show()
 print(
-    f"after 10⁴ steps of size 1/(t+1): x = {path_dim[-1]:.4f}; constant step keeps a band of width {np.ptp(path_const[-100:]):.2f}"
+    f"after 10⁴ steps of size 1/(t+1): x = {path_dim[-1]:.4f}; "
+    f"constant step keeps a band of width {np.ptp(path_const[-100:]):.2f}"
 )
 verify("C6-39", "C6-40", "C6-41", "C6-42")
 
@@ -1151,16 +1164,20 @@ verify("C6-43")
 # %%
 a = Tensor(1.7, requires_grad=True)
 c_d = a + a * a
+correct = float(ad.backward_pass(c_d, np.ones(()))[a])
 print(
-    f"c = a + a·a at a = 1.7: correct dc/da = {float(ad.backward_pass(c_d, np.ones(()))[a]):.2f} (1 + 2a), "
+    f"c = a + a·a at a = 1.7: correct dc/da = {correct:.2f} (1 + 2a), "
     f"overwriting: {float(pitfalls.backward_overwrite(c_d)[a]):.2f}"
 )
 xx = Tensor(0.5, requires_grad=True)
 ea = np.exp(xx)
 y_dd = ea + ea * ea
+topological = float(ad.backward_pass(y_dd, np.ones(()))[xx])
+breadth_first = float(pitfalls.backward_unsorted(y_dd)[xx])
 print(
-    f"y = eˣ + eˣ·eˣ at x = 0.5: topological order {float(ad.backward_pass(y_dd, np.ones(()))[xx]):.4f}, "
-    f"breadth-first {float(pitfalls.backward_unsorted(y_dd)[xx]):.4f}, exact {(1 + 2 * np.exp(0.5)) * np.exp(0.5):.4f}"
+    f"y = eˣ + eˣ·eˣ at x = 0.5: topological order {topological:.4f}, "
+    f"breadth-first {breadth_first:.4f}, "
+    f"exact {(1 + 2 * np.exp(0.5)) * np.exp(0.5):.4f}"
 )
 verify("C6-44")
 

@@ -67,6 +67,9 @@ from sklearn.datasets import load_digits
 from alice_lab import conv
 from alice_lab.claims import verify
 from alice_lab.widgets import conv_filter, conv_sliding, receptive_field
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
@@ -343,9 +346,10 @@ conv_sliding.static_view()
 
 # %%
 for L in range(1, 6):
+    dilated = conv.receptive_field([3] * L, dilations=[2**i for i in range(L)])
     print(
         f"{L} layers of 3×3: receptive field {conv.receptive_field([3] * L)}, "
-        f"with dilations 1, 2, 4, …: {conv.receptive_field([3] * L, dilations=[2**i for i in range(L)])}"
+        f"with dilations 1, 2, 4, …: {dilated}"
     )
 verify("C7-21")
 

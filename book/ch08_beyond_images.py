@@ -70,6 +70,9 @@ from alice_lab import text as T
 from alice_lab.claims import verify
 from alice_lab.text.torch_models import CausalConv1d, TextCNN
 from alice_lab.widgets import causal_conv, sampling, tokenizer_view
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
 rng = np.random.default_rng(0)
@@ -265,7 +268,8 @@ ref3 = (
 )
 H3_lib = C.conv3d(Xv, Wv.transpose(0, 1, 2, 4, 3), padding=1)  # kernel (s, s, s, c, c')
 print(
-    f"(4, 5, 6, 2) -> {H3.shape}; max |loop - torch conv3d| = {np.abs(H3 - ref3).max():.1e}"
+    f"(4, 5, 6, 2) -> {H3.shape}; "
+    f"max |loop - torch conv3d| = {np.abs(H3 - ref3).max():.1e}"
 )
 print(f"max |alice_lab.conv.conv3d - torch conv3d| = {np.abs(H3_lib - ref3).max():.1e}")
 verify("C8-08")
@@ -282,7 +286,7 @@ verify("C8-08")
 # %%
 r_len = np.random.default_rng(81)
 Wg, bg = r_len.standard_normal((5, 3, 8)), r_len.standard_normal(8)  # (s, c, c')
-g = lambda x: C.max_pool1d(np.maximum(C.conv1d(x, Wg, bg, padding=2), 0), 2)  # noqa: E731
+g = lambda x: C.max_pool1d(np.maximum(C.conv1d(x, Wg, bg, padding=2), 0), 2)
 H1, H2 = g(r_len.standard_normal((1, 37, 3))), g(r_len.standard_normal((1, 50, 3)))
 print("feature maps (b, t, c'):", H1.shape, H2.shape)
 print(
@@ -564,7 +568,8 @@ print("windows:", Xw.shape, "targets:", yw.shape)
 X2w, y2w = S.make_windows(series, 2)
 coef = np.linalg.lstsq(X2w[:, :, 0], y2w[:, 0], rcond=None)[0]
 print(
-    f"AR(2) coefficients {coef.round(10)} vs (-1, 2cos ω) = (-1, {2 * np.cos(omega):.10f})"
+    f"AR(2) coefficients {coef.round(10)} "
+    f"vs (-1, 2cos ω) = (-1, {2 * np.cos(omega):.10f})"
 )
 noisy = series + 0.05 * rng.standard_normal(series.shape)
 Xn, yn = S.make_windows(noisy[:200], 8)
@@ -615,9 +620,8 @@ for ax, M_, title in (
 plt.tight_layout()
 plt.show()
 print("causal Jacobian lower-triangular:", np.allclose(J, np.tril(J)))
-w_c = (
-    layer.conv.weight.detach().numpy().transpose(2, 1, 0)
-)  # torch (c', c, s) -> (s, c, c')
+# torch (c', c, s) -> (s, c, c')
+w_c = layer.conv.weight.detach().numpy().transpose(2, 1, 0)
 b_c = layer.conv.bias.detach().numpy()
 H_c = C.causal_conv1d(x_c[0].T.numpy(), w_c, b_c)  # alice_lab.conv, channels last
 print(
@@ -748,7 +752,7 @@ verify("C8-35", "C8-36", "C8-37", "C8-38")
 
 # %%
 net.eval()
-f_np = lambda Z: net(torch.tensor(Z.T[None], dtype=torch.float32))[0].detach().numpy().T  # noqa: E731
+f_np = lambda Z: net(torch.tensor(Z.T[None], dtype=torch.float32))[0].detach().numpy().T
 gen, log = S.generate_causal(f_np, noisy[:2, None], 4, context=4)
 for step, (buf, read) in enumerate(log, 1):
     print(
@@ -797,10 +801,8 @@ logits = torch.tensor(
     np.stack([char_lm(prompt + x_seq[:i]) for i in range(len(x_seq))])
 )
 ce = F.cross_entropy(logits, torch.tensor(x_seq), reduction="sum")
-print(
-    f"-log p('value' | 'the ') = {-S.sequence_log_prob(char_lm, x_seq, prompt=prompt):.4f}"
-    f" = torch cross-entropy {float(ce):.4f}"
-)
+log_p = S.sequence_log_prob(char_lm, x_seq, prompt=prompt)
+print(f"-log p('value' | 'the ') = {-log_p:.4f} = torch cross-entropy {float(ce):.4f}")
 verify("C8-42", "C8-43", "C8-44")
 
 # %% [markdown]
@@ -882,7 +884,8 @@ for name, seq_, lp in (
 ):
     print(f"{name:>10}: {''.join(names[i] for i in seq_)}  p = {np.exp(lp):.3f}")
 print(
-    f"exhaustive visited {ex_stats['leaves']} leaves; beam scored {b_stats['candidates']} candidates"
+    f"exhaustive visited {ex_stats['leaves']} leaves; "
+    f"beam scored {b_stats['candidates']} candidates"
 )
 bs_lm, bs_lp = S.beam_search(char_lm, prompt, 12, beam_width=4)
 gr_lm, gr_lp = S.greedy_decode(char_lm, prompt, 12)
@@ -958,7 +961,8 @@ for _ in range(4 if FAST else 10):
             )
         )
 print(
-    f"{len(texts)} sentences, vocabulary {clf_tok.vocab_size}; test accuracy per epoch:",
+    f"{len(texts)} sentences, vocabulary {clf_tok.vocab_size}; "
+    "test accuracy per epoch:",
     [round(a_, 3) for a_ in accs],
 )
 

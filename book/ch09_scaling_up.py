@@ -66,6 +66,9 @@ from alice_lab import residual as rs
 from alice_lab.claims import verify
 from alice_lab.data import load_diabetes, load_digits
 from alice_lab.widgets import batchnorm_stats, dropout_view, early_stopping, norm_axes
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
 torch.manual_seed(0)

@@ -66,6 +66,9 @@ from alice_lab import transformer as T
 from alice_lab.claims import verify
 from alice_lab.data import load_digits
 from alice_lab.widgets import attention_lab, dictionary_lookup, positional
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
 rng = np.random.default_rng(0)
@@ -116,7 +119,7 @@ offsets = i0 - np.arange(n_tok)
 w_standard = np.select([offsets == 0, np.abs(offsets) == 1], [1.0, 0.5], 0.0)
 w_long = np.exp(-(offsets**2) / 8.0) * np.cos(offsets / 2)
 w_nonlocal = softmax(X_tok @ X_tok[i0])
-fig, axes = plt.subplots(1, 3, figsize=(11, 2.8), sharey=False)
+fig, axes = plt.subplots(1, 3, figsize=(11, 2.8), sharey=False, layout="constrained")
 for ax, w, name in zip(
     axes,
     (w_standard, w_long, w_nonlocal),
@@ -370,7 +373,7 @@ f_mha = lambda Z: A.multi_head_attention(Z, p_mha, heads=2)  # noqa: E731
 X6 = rng.standard_normal((6, 8))
 perm6 = np.array([3, 0, 5, 1, 4, 2])
 P6 = np.eye(6)[perm6]
-fig, axes = plt.subplots(1, 4, figsize=(11, 2.8))
+fig, axes = plt.subplots(1, 4, figsize=(11, 2.8), layout="constrained")
 for ax, M, name in zip(
     axes,
     (X6, f_mha(X6), P6 @ X6, f_mha(P6 @ X6)),
@@ -399,7 +402,7 @@ X_dup = rng.standard_normal((5, 8))
 X_dup[3] = X_dup[0]  # "the cat saw the table": 'the' at positions 0 and 3
 S_tab = A.sinusoidal_positions(5, 8)
 H_no, H_pe = f_mha(X_dup), f_mha(A.add_positional(X_dup, S_tab))
-fig, axes = plt.subplots(1, 4, figsize=(11, 2.6))
+fig, axes = plt.subplots(1, 4, figsize=(11, 2.6), layout="constrained")
 for ax, M, name in zip(
     axes,
     (X_dup, S_tab, H_no, H_pe),
@@ -458,7 +461,7 @@ verify("E10-03", "C10-34", "C10-35")
 
 # %%
 S_big = A.sinusoidal_positions(128, 32)
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.2), layout="constrained")
 xs = np.linspace(0, 4 * np.pi, 2000)
 for w in (0.1, 1.0, 10.0):
     axes[0].plot(xs, np.sin(w * xs), lw=1, label=f"ω = {w:g}")

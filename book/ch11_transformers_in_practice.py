@@ -63,6 +63,9 @@ import alice_lab.transformer as T
 from alice_lab import attention as att
 from alice_lab.claims import verify
 from alice_lab.data import load_digits
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = alice_lab.backend.is_fast()
 rng = np.random.default_rng(0)
@@ -644,12 +647,13 @@ text = pydoc_corpus(60_000 if FAST else 400_000)
 tok = CharTokenizer(text)
 ids = tok.encode(text)
 res = T.train_gpt(
-    ids, tok.vocab_size, steps=25 if FAST else 300, batch=16 if FAST else 32, context=32 if FAST else 64,
-    e=32 if FAST else 64, heads=4, depth=2, lr=3e-3,
+    ids, tok.vocab_size, steps=25 if FAST else 300, batch=16 if FAST else 32,
+    context=32 if FAST else 64, e=32 if FAST else 64, heads=4, depth=2, lr=3e-3,
 )  # fmt: skip
 print(f"vocabulary {tok.vocab_size}, {len(ids)} tokens")
 print(
-    f"unigram entropy {res.unigram_entropy:.2f} nats; validation loss {res.val_loss:.2f}"
+    f"unigram entropy {res.unigram_entropy:.2f} nats; "
+    f"validation loss {res.val_loss:.2f}"
 )
 plt.figure(figsize=(5, 3))
 plt.plot(res.losses, label="training loss")

@@ -62,6 +62,9 @@ from alice_lab import graphs as g
 from alice_lab.claims import verify
 from alice_lab.widgets import gat_ranking, graph_diffusion
 from alice_lab.widgets import graph_receptive_field as receptive_field
+from alice_lab.widgets.describe import describe_figures
+
+describe_figures()  # each figure's output also says in words what it shows
 
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
 rng = np.random.default_rng(0)
@@ -301,7 +304,8 @@ double = sum(
     A15[i, j] * (x_demo[i] - x_demo[j]) ** 2 for i in range(15) for j in range(15)
 )
 print(
-    f"xᵀLx = {x_demo @ g.laplacian(A15) @ x_demo:.3f};  Σ_ij A_ij (x_i − x_j)² = {double:.3f}"
+    f"xᵀLx = {x_demo @ g.laplacian(A15) @ x_demo:.3f};  "
+    f"Σ_ij A_ij (x_i − x_j)² = {double:.3f}"
 )
 
 # %% [markdown]
@@ -424,8 +428,8 @@ torch.manual_seed(0)
 gcn = g.GCN(Ak, [34, 16, 2])
 run_k = g.train_node_classifier(gcn, np.eye(34), yk, mask_k, epochs=100)
 pred_k = run_k["logits"].argmax(1).numpy()
-print(f"GCN on the karate club: accuracy {g.accuracy(run_k['logits'], yk, ~mask_k):.3f} "
-      "on the 32 unlabelled members")  # fmt: skip
+acc_k = g.accuracy(run_k["logits"], yk, ~mask_k)
+print(f"GCN on the karate club: accuracy {acc_k:.3f} on the 32 unlabelled members")
 
 Gk = nx.karate_club_graph()
 pos_k = nx.spring_layout(Gk, seed=3)
@@ -434,8 +438,9 @@ for ax, colours, title in (
     (axes[0], yk, "true clubs"),
     (axes[1], pred_k, "GCN predictions"),
 ):
-    nx.draw_networkx(Gk, pos_k, ax=ax, node_color=colours, cmap="coolwarm", node_size=180,
-                     font_size=7, edgecolors=["k" if m else "none" for m in mask_k],
+    nx.draw_networkx(Gk, pos_k, ax=ax, node_color=colours, cmap="coolwarm",
+                     node_size=180, font_size=7,
+                     edgecolors=["k" if m else "none" for m in mask_k],
                      linewidths=2.5)  # fmt: skip
     ax.set_title(title + " (outlined: the two labelled nodes)")
     ax.axis("off")
@@ -502,8 +507,8 @@ def gatv2_loop(A, X, W, V, a, slope=0.2):
 H_v2 = g.gat_layer(A12, X12, W12, V12, a12, version=2)
 ei12 = g.dense_to_coo(g.add_self_loops(A12), layout="edge_index")
 print("dense GATv2 = loop:", np.allclose(H_v2, gatv2_loop(A12, X12, W12, V12, a12)))
-print("dense GATv2 = edge list:",
-      np.allclose(H_v2, g.gat_layer_edges(X12, ei12, W12, V12, a12, version=2)))  # fmt: skip
+H_edges = g.gat_layer_edges(X12, ei12, W12, V12, a12, version=2)
+print("dense GATv2 = edge list:", np.allclose(H_v2, H_edges))
 verify("C12-31", "C12-32", "C12-33")
 
 # %% [markdown]
@@ -562,7 +567,8 @@ verify("E12-08")
 pe_k = g.random_walk_pe(Ak, 8)
 fig, ax = plt.subplots(figsize=(8, 2.6))
 im = ax.imshow(pe_k.T, aspect="auto", cmap="magma")
-ax.set(xlabel="karate club member", ylabel="walk length t", title="random-walk PE (F.12.9)",
+ax.set(xlabel="karate club member", ylabel="walk length t",
+       title="random-walk PE (F.12.9)",
        yticks=range(8), yticklabels=range(1, 9))  # fmt: skip
 fig.colorbar(im, ax=ax, label="return probability")
 plt.show()
@@ -601,8 +607,9 @@ fig, axes = plt.subplots(1, 2, figsize=(8, 4))
 img = Xp[0].reshape(4, 4, 2, 2).transpose(0, 2, 1, 3).reshape(8, 8)
 axes[0].imshow(img, cmap="gray_r", extent=(-0.5, 3.5, 3.5, -0.5))
 Gp = nx.from_numpy_array(Ap)
-nx.draw_networkx(Gp, {i: (i % 4, i // 4) for i in range(16)}, ax=axes[0], node_size=60,
-                 node_color="tab:red", with_labels=False, edge_color="tab:red")  # fmt: skip
+grid_pos = {i: (i % 4, i // 4) for i in range(16)}
+nx.draw_networkx(Gp, grid_pos, ax=axes[0], node_size=60, node_color="tab:red",
+                 with_labels=False, edge_color="tab:red")  # fmt: skip
 axes[0].set_title(f"digit {yp[0]}: 16 patches, {Gp.number_of_edges()} edges")
 axes[1].imshow(Ap, cmap="Greys")
 axes[1].set_title("patch adjacency (16×16)")
@@ -649,7 +656,8 @@ for _epoch in range(4 if FAST else 15):
 with torch.no_grad():
     acc_p = (patch_gnn(Xt[1400:]).argmax(1) == yt[1400:]).float().mean().item()
 print(
-    f"patch-graph GNN: test accuracy {acc_p:.3f} on {len(yt) - 1400} digits (chance 0.1)"
+    f"patch-graph GNN: test accuracy {acc_p:.3f} "
+    f"on {len(yt) - 1400} digits (chance 0.1)"
 )
 
 # %% [markdown]

@@ -61,10 +61,12 @@ import torch
 from alice_lab import recurrent as R
 from alice_lab.claims import verify
 from alice_lab.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
+from alice_lab.widgets.describe import describe_figures
 
-jax.config.update(
-    "jax_enable_x64", True
-)  # float64 so that JAX matches NumPy digit for digit
+describe_figures()  # each figure's output also says in words what it shows
+
+# float64 so that JAX matches NumPy digit for digit
+jax.config.update("jax_enable_x64", True)
 FAST = alice_lab.backend.is_fast()  # ALICE_FAST=1 (set by the tests) shrinks the runs
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
@@ -341,9 +343,8 @@ for kind, fn in (("GRU", R.gru), ("LSTM", R.lstm)):
     layer = getattr(torch.nn, kind)(3, 4, batch_first=True).double()
     X_t = rng.standard_normal((2, 9, 3))
     ours = fn(X_t, R.params_from_torch(layer))[0]
-    print(
-        f"{kind}: ours vs torch.nn.{kind}: {np.abs(ours - layer(torch.as_tensor(X_t))[0].detach().numpy()).max():.1e}"
-    )
+    theirs = layer(torch.as_tensor(X_t))[0].detach().numpy()
+    print(f"{kind}: ours vs torch.nn.{kind}: {np.abs(ours - theirs).max():.1e}")
 
 # %% [markdown]
 # ## 13.3 Structured state space models
@@ -389,9 +390,8 @@ Ac = A_s - 2 * np.eye(e_s)
 for method in ("zoh", "bilinear"):
     Ad, Bd = R.discretize(Ac, B_s, 0.1, method)
     ref = cont2discrete((Ac, B_s, C_s, D_s), 0.1, method=method)
-    print(
-        f"{method:8s}: vs SciPy {max(np.abs(Ad - ref[0]).max(), np.abs(Bd - ref[1]).max()):.1e}"
-    )
+    gap = max(np.abs(Ad - ref[0]).max(), np.abs(Bd - ref[1]).max())
+    print(f"{method:8s}: vs SciPy {gap:.1e}")
 
 # %% [markdown]
 # ### 13.3.2 An interlude: associative scans
@@ -487,7 +487,8 @@ print("eigenvalues:", np.round(lam, 3))
 for method in ("recurrent", "scan", "conv"):
     Y_d = R.diagonal_ssm(X_s, lam, Bbar, Cbar, D_s, method=method)
     print(
-        f"diagonal SSM ({method:9s}) with P⁻¹B vs original: {np.abs(Y_d - Y_s).max():.1e}"
+        f"diagonal SSM ({method:9s}) with P⁻¹B vs original: "
+        f"{np.abs(Y_d - Y_s).max():.1e}"
     )
 print(
     "with the printed PB:",
@@ -556,9 +557,8 @@ Rr, Kr, Vr = (rng.standard_normal((12, 4)) for _ in range(3))
 w_d, u_b = rng.uniform(0, 1, 4), rng.standard_normal(4)
 par = R.rwkv_time_mix(Rr, Kr, Vr, w_d, u_b)
 for form in ("recurrent", "stable"):
-    print(
-        f"RWKV {form} vs parallel: {np.abs(R.rwkv_time_mix(Rr, Kr, Vr, w_d, u_b, form=form) - par).max():.1e}"
-    )
+    seq = R.rwkv_time_mix(Rr, Kr, Vr, w_d, u_b, form=form)
+    print(f"RWKV {form} vs parallel: {np.abs(seq - par).max():.1e}")
 big = R.rwkv_time_mix(Rr, Kr + 800, Vr, w_d, u_b, form="stable")
 print("keys + 800, stable form still equal:", np.abs(big - par).max())
 verify("C13-33", "C13-34", "C13-35")

@@ -44,7 +44,8 @@ missing = sorted({c.id for c in found} - {r.claim.id for r in res})
 ok = sum(r.ok for r in res)
 errata = sum(r.claim.erratum is not None for r in res)
 print(
-    f"{len(res)} claims checked, {ok} hold, {len(res) - ok} fail; {errata} of them are errata"
+    f"{len(res)} claims checked, {ok} hold, {len(res) - ok} fail; "
+    f"{errata} of them are errata"
 )
 
 # %%

@@ -5,6 +5,11 @@ chapter-2 page in headless Chromium (Debian's package, driven by Playwright), bl
 every request that leaves the site, and checks that math is typeset, figures load and
 the static widget view's slider changes the frame. It keeps a screenshot under
 _build/screenshots/ for people to look at.
+
+The pages must also fit the screens they are read on: at 1366 px no code block or
+output scrolls sideways, at 390 px every static widget fits the screen with its frames
+sharp; no page logs a JavaScript error, every chapter image has an alt text that says
+what it shows, and only the chapters and labs offer Colab/Binder launch buttons.
 """
 
 from __future__ import annotations
@@ -41,34 +46,40 @@ def _chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def browser_page(tmp_path_factory):
+def pw():
+    """One Playwright driver for the module's browsers (two cannot run at once)."""
     from playwright.sync_api import sync_playwright
 
     assert (HTML / "index.html").exists(), (
         f"no site at {HTML}: run `make book` (or `make test`) first"
     )
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser_page(pw, tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=_chromium(),
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900},
-        )
-        outside: list[str] = []
+    context = pw.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=_chromium(),
+        headless=True,
+        args=CHROMIUM_FLAGS,
+        viewport={"width": 1280, "height": 900},
+    )
+    outside: list[str] = []
 
-        def only_local(route):
-            url = route.request.url
-            if url.startswith(("file:", "data:", "blob:", "about:")):
-                return route.continue_()
-            outside.append(url)
-            return route.abort()
+    def only_local(route):
+        url = route.request.url
+        if url.startswith(("file:", "data:", "blob:", "about:")):
+            return route.continue_()
+        outside.append(url)
+        return route.abort()
 
-        context.route("**/*", only_local)
-        page = context.new_page()
-        yield page, outside
-        context.close()
+    context.route("**/*", only_local)
+    page = context.new_page()
+    yield page, outside
+    context.close()
 
 
 def _open(page, name: str) -> None:
@@ -210,3 +221,178 @@ def test_chapter_page_typesets_and_its_static_widgets_move(browser_page, name):
         )
         assert frame.get_attribute("src") != before, f"animation {i} does not move"
     assert outside == [], f"the page tried to reach the network: {outside[:5]}"
+
+
+# --- pages that fit -----------------------------------------------------------------
+# The checks below open pages at a laptop's width (1366 px) and a phone's (390 px),
+# each in a fresh browser context (empty storage, as a first visit) that records every
+# console error and uncaught exception.
+
+DESKTOP, PHONE = 1366, 390
+#: myst-nb names a figure's file after the SHA-256 of the image: an alt text that looks
+#: like that (or like a file name) says nothing about the figure.
+HASH_ALT = re.compile(r"[0-9a-f]{16,}|\.(png|jpe?g|svg)$", re.IGNORECASE)
+MATH_READY = "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+
+
+@pytest.fixture(scope="module")
+def open_at(pw):
+    """``open_at(path, width) -> (page, errors)``: the page (relative to the site) in
+    a fresh context of that viewport width, network blocked, console errors and
+    uncaught exceptions collected in ``errors``."""
+    browser = pw.chromium.launch(
+        executable_path=_chromium(), headless=True, args=CHROMIUM_FLAGS
+    )
+    contexts = []
+
+    def only_local(route):
+        if route.request.url.startswith(("file:", "data:", "blob:", "about:")):
+            return route.continue_()
+        return route.abort()
+
+    def opener(path: str, width: int):
+        while contexts:  # one page open at a time
+            contexts.pop().close()
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        contexts.append(context)
+        context.route("**/*", only_local)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on(
+            "console", lambda m: errors.append(m.text) if m.type == "error" else None
+        )
+        page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+        page.goto((HTML / path).as_uri(), wait_until="load")
+        if page.locator("script[src*='mathjax']").count():
+            page.wait_for_function(MATH_READY, timeout=20_000)
+            page.evaluate("() => MathJax.startup.promise")
+        return page, errors
+
+    yield opener
+    for context in contexts:
+        context.close()
+    browser.close()
+
+
+@pytest.mark.parametrize("name", sorted(MIN_STATIC_WIDGETS))
+def test_code_and_outputs_fit_the_column_at_1366px(open_at, name):
+    """No code input or output scrolls sideways: code lines fit (<= 88 characters)
+    and long output lines wrap."""
+    page, _ = open_at(f"book/{name}.html", DESKTOP)
+    wide = page.eval_on_selector_all(
+        "main div.highlight pre, main .cell_output",
+        """els => els
+            .filter(e => e.scrollWidth > e.clientWidth + 1)
+            .map(e => `${e.scrollWidth} > ${e.clientWidth}: `
+                      + e.textContent.trim().slice(0, 70))""",
+    )
+    assert not wide, f"{len(wide)} blocks scroll sideways, e.g. {wide[:3]}"
+
+
+def test_code_inputs_keep_their_indentation(open_at):
+    page, _ = open_at("book/ch02_preliminaries.html", DESKTOP)
+    style = page.eval_on_selector(
+        "main .cell_input div.highlight pre", "e => getComputedStyle(e).whiteSpace"
+    )
+    assert style == "pre", f"code inputs are laid out with white-space: {style}"
+
+
+def test_the_desktop_header_has_one_search_box(open_at):
+    page, _ = open_at("book/ch02_preliminaries.html", DESKTOP)
+    boxes = page.eval_on_selector_all(
+        ".search-button-field, form.bd-search",
+        "els => els.filter(e => e.getClientRects().length"
+        " && getComputedStyle(e).visibility !== 'hidden').length",
+    )
+    assert boxes == 1, f"{boxes} search boxes are visible"
+
+
+def test_no_page_logs_a_javascript_error(open_at):
+    """Every built page, opened as a first visit: no console error, no exception."""
+    pages = sorted(
+        p.relative_to(HTML).as_posix()
+        for p in HTML.rglob("*.html")
+        if not p.relative_to(HTML).parts[0].startswith("_")
+    )
+    assert len(pages) > 30, pages
+    found = {}
+    for path in pages:
+        page, errors = open_at(path, DESKTOP)
+        page.wait_for_timeout(100)  # async scripts (the theme's, sphinx-thebe)
+        if errors:
+            found[path] = errors[:3]
+    assert not found, f"{len(found)} pages log errors, e.g. {list(found.items())[:3]}"
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, count in MIN_STATIC_WIDGETS.items() if count)
+)
+def test_static_widgets_fit_a_phone_and_are_sharp(open_at, name):
+    """At 390 px each static widget lies inside the screen, its "+" (faster) button
+    can be pressed, and its frames have at least 1.5 image pixels per CSS pixel."""
+    page, _ = open_at(f"book/{name}.html", PHONE)
+    animations = page.locator(".animation")
+    assert animations.count() >= MIN_STATIC_WIDGETS[name]
+    for i in range(animations.count()):
+        anim = animations.nth(i)
+        anim.scroll_into_view_if_needed()
+        box = anim.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE + 0.5, (
+            f"animation {i} spans x = {box['x']:.0f}…{box['x'] + box['width']:.0f} "
+            f"on a {PHONE} px screen"
+        )
+        plus = anim.locator("button[title='Increase speed']")
+        plus.scroll_into_view_if_needed()
+        reachable = plus.evaluate(
+            """b => { const r = b.getBoundingClientRect();
+                      const hit = document.elementFromPoint(r.x + r.width / 2,
+                                                            r.y + r.height / 2);
+                      return r.right <= window.innerWidth && r.width > 0
+                             && (hit === b || b.contains(hit)); }"""
+        )
+        assert reachable, f"animation {i}: the '+' button is off screen or covered"
+        density = anim.locator("img").evaluate(
+            "img => img.naturalWidth / img.getBoundingClientRect().width"
+        )
+        assert density >= 1.5, (
+            f"animation {i}: {density:.2f} image pixels per CSS pixel (blurry)"
+        )
+
+
+@pytest.mark.parametrize("name", sorted(MIN_STATIC_WIDGETS))
+def test_chapter_figures_have_alt_text(open_at, name):
+    """Every image of a chapter says what it shows, not its file name."""
+    page, _ = open_at(f"book/{name}.html", DESKTOP)
+    alts = page.eval_on_selector_all(
+        "main img", "els => els.map(e => [e.getAttribute('src'), e.alt])"
+    )
+    bad = [
+        (src or "")[:60]
+        for src, alt in alts
+        if not (alt or "").strip() or HASH_ALT.search(alt)
+    ]
+    assert not bad, f"{len(bad)} of {len(alts)} images lack a description: {bad[:3]}"
+
+
+@pytest.mark.parametrize(
+    ("page", "launchable"),
+    [
+        ("book/ch02_preliminaries.html", True),
+        ("labs/student/lab02_gradient_descent.html", True),
+        ("book/claims_and_errata.html", False),
+        ("book/benchmarks.html", False),
+        ("book/instructors.html", False),
+        ("credits.html", False),
+        ("api/index.html", False),
+    ],
+)
+def test_launch_buttons_only_where_the_notebook_runs(page, launchable):
+    """Colab and Binder open the chapters and labs; the Claims and Benchmarks pages
+    read the site build's records and are not meant to run there."""
+    path = HTML / page
+    assert path.exists(), f"no {page} in the site"
+    text = path.read_text(encoding="utf-8")
+    has = "dropdown-launch-buttons" in text
+    assert has == launchable, (
+        f"{page}: launch buttons {'missing' if launchable else 'offered'}"
+    )

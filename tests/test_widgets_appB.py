@@ -24,7 +24,7 @@ def _core_only(widget) -> None:
 
 def _animation_frames(html: str) -> int:
     assert re.search(r'<input[^>]*type="range"', html)
-    n = len(re.findall(r"frames\[\d+\] = \"data:image/jpeg;base64,", html))
+    n = len(re.findall(r"frames\[\d+\] = \"data:image/png;base64,", html))
     assert f"new Array({n})" in html
     assert len(html) < 3_000_000
     assert "https://" not in html and "http://" not in html  # nothing remote

@@ -22,7 +22,7 @@ def _core_only(widget) -> None:
 
 
 def _frames(html: str) -> int:
-    return len(re.findall(r"frames\[\d+\] = \"data:image/jpeg;base64,", html))
+    return len(re.findall(r"frames\[\d+\] = \"data:image/png;base64,", html))
 
 
 def _static_ok(html: str, n_frames: int) -> None:

@@ -28,7 +28,7 @@ def _check_static(html: str, n_frames: int) -> None:
 
     assert re.search(r'<input[^>]*type="range"', html)
     assert (
-        len(re.findall(r"frames\[\d+\] = \"data:image/jpeg;base64,", html)) == n_frames
+        len(re.findall(r"frames\[\d+\] = \"data:image/png;base64,", html)) == n_frames
     )
     assert "http://" not in html.replace("http://www.w3.org", "")
     assert "https://" not in html

@@ -41,6 +41,8 @@ package imports neither ipywidgets nor matplotlib.
   :mod:`~alice_lab.widgets.scan_tree`, :mod:`~alice_lab.widgets.ssm_kernel`.
 - :mod:`alice_lab.widgets.static`: the offline-safe animation player every static view
   uses.
+- :mod:`alice_lab.widgets.describe`: a figure's text description, the alt text of the
+  book's figures and of the static views' frames.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ _SUBMODULES = (
     "causal_conv",
     "conv_filter",
     "conv_sliding",
+    "describe",
     "dictionary_lookup",
     "dropout_view",
     "early_stopping",

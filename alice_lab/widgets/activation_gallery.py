@@ -250,7 +250,6 @@ def live_view(name: str = "relu", show_derivative: bool = True):
 def static_view(names: tuple[str, ...] = NAMES, *, dpi: int = 60, fps: int = 1):
     """An HTML animation (no kernel): one frame per activation, φ and φ' on [-3, 3];
     the built-in slider picks the activation."""
-    import matplotlib as mpl
     from matplotlib.animation import FuncAnimation
 
     from alice_lab.widgets.static import animation_html
@@ -279,5 +278,4 @@ def static_view(names: tuple[str, ...] = NAMES, *, dpi: int = 60, fps: int = 1):
         title.set_text(f"{c.name}: {c.label}")
 
     anim = FuncAnimation(fig, draw, frames=range(len(all_curves)), interval=1000 / fps)
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):  # about half of png
-        return animation_html(anim, fps=fps)
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)

@@ -236,10 +236,9 @@ def live_view(n: int = 2, d: int = 3, depth: int = 3):
 def static_view(n: int = 2, d: int = 3, depth: int = 3, dpi: int = 70):
     """An HTML animation over the steps of both algorithms (no kernel needed)."""
     import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     s = schedule(n, d, depth)
     fig = _new_figure((9, 3.6), dpi)
@@ -256,5 +255,4 @@ def static_view(n: int = 2, d: int = 3, depth: int = 3, dpi: int = 70):
     fig.set_layout_engine("none")
     anim = FuncAnimation(fig, draw, frames=range(s.steps), interval=700, blit=False)
     with mpl.rc_context({"animation.frame_format": "png"}):
-        html = anim.to_jshtml(fps=2, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+        return animation_html(anim, fps=2)

@@ -219,10 +219,9 @@ def static_view(function: str = "sin(x) at x = 1", frames: int = 40, dpi: int = 
     """An HTML animation: h sweeps from 1e-1 down to 1e-15; a marker rides each of
     the four curves and the title reports the four errors. No kernel needed."""
     import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     if not 2 <= int(frames) <= 60:
         raise ValueError(f"frames must lie in 2..60; got {frames}")
@@ -262,5 +261,4 @@ def static_view(function: str = "sin(x) at x = 1", frames: int = 40, dpi: int = 
 
     anim = FuncAnimation(fig, draw, frames=range(len(hs)), interval=150, blit=False)
     with mpl.rc_context({"animation.frame_format": "png"}):
-        html = anim.to_jshtml(fps=6, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+        return animation_html(anim, fps=6)

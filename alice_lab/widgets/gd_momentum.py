@@ -402,10 +402,9 @@ def static_view(
     nothing else is drawn in the notebook.
     """
     import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     runs = [
         momentum_paths(starts, lr=lr, momentum=lam, steps=steps) for lam in momentums
@@ -444,8 +443,6 @@ def static_view(
         title.set_text(f"iteration t = {t}")
 
     anim = FuncAnimation(fig, draw, frames=frames, interval=1000 / fps, blit=False)
-    with mpl.rc_context(
-        {"animation.frame_format": "jpeg"}
-    ):  # smooth colours: ~1/2 of png
-        html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+    # smooth colours: jpeg frames weigh about half as much as png
+    with mpl.rc_context({"animation.frame_format": "jpeg"}):
+        return animation_html(anim, fps=fps)

@@ -333,10 +333,9 @@ def static_view(
 ):
     """An HTML animation of the backward pass through one preset (no kernel needed)."""
     import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     root, _ = build(preset, x)
     g, steps = engine_graph(root), backward_steps(root)
@@ -354,5 +353,4 @@ def static_view(
         fig, draw, frames=range(len(steps) + 1), interval=800, blit=False
     )
     with mpl.rc_context({"animation.frame_format": "png"}):
-        html = anim.to_jshtml(fps=2, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+        return animation_html(anim, fps=2)

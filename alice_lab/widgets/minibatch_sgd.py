@@ -289,7 +289,6 @@ def static_view(
 ):
     """An HTML animation (no kernel): one frame per batch size r, with the mini-batch
     strip of three epochs and the loss per epoch (the other sizes faint)."""
-    import matplotlib as mpl
     from matplotlib.animation import FuncAnimation
 
     from alice_lab.widgets.static import animation_html
@@ -321,5 +320,4 @@ def static_view(
         )
 
     anim = FuncAnimation(fig, draw, frames=range(len(runs)), interval=1000 / fps)
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):  # about half of png
-        return animation_html(anim, fps=fps)
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)

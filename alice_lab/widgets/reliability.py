@@ -259,11 +259,9 @@ def static_view(
     """An HTML animation (no kernel needed): the reliability diagram as τ sweeps from
     0.5 to 6 (default 30 frames), with ECE and accuracy in the title. Returns an
     ``IPython.display.HTML``; its figure never reaches pyplot."""
-    import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     if logits is None:
         logits, labels = demo_logits()
@@ -286,6 +284,4 @@ def static_view(
         )
 
     anim = FuncAnimation(fig, draw, frames=range(len(results)), interval=1000 / fps)
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):
-        html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)

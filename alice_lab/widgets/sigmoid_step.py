@@ -270,11 +270,9 @@ def static_view(
     neurons into a bin. Returns an ``IPython.display.HTML``; nothing is left for
     pyplot to show.
     """
-    import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     frames = int(frames)
     if not 2 <= frames <= 60:
@@ -295,6 +293,4 @@ def static_view(
         )
 
     anim = FuncAnimation(fig, draw, frames=range(frames), interval=1000 / fps)
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):
-        html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))  # no CDN stylesheet: the site is offline
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)

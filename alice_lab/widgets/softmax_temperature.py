@@ -230,11 +230,9 @@ def static_view(
     of the triangle. Returns an ``IPython.display.HTML``; its figure never reaches
     pyplot.
     """
-    import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     if not 1 <= int(frames) <= 60:
         raise ValueError(f"frames must lie in 1..60; got {frames}")
@@ -265,6 +263,4 @@ def static_view(
         title.set_text(f"x = {list(x)}, τ = {path.taus[i]:.3g}")
 
     anim = FuncAnimation(fig, draw, frames=range(len(path.taus)), interval=1000 / fps)
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):
-        html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)

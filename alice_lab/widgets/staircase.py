@@ -335,11 +335,9 @@ def static_view(
     """An HTML animation (no kernel needed): m runs from 2 to 200 (at most 60 frames);
     the left panel shows the staircase, the right one where this m sits on the
     MSE-against-m curve. Returns an ``IPython.display.HTML``."""
-    import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     if int(max_frames) > 60:
         raise ValueError(f"max_frames must be at most 60; got {max_frames}")
@@ -358,6 +356,4 @@ def static_view(
         title.set_text(summary(fr, slope))
 
     anim = FuncAnimation(fig, draw, frames=range(len(ms)), interval=1000 / fps)
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):
-        html = anim.to_jshtml(fps=fps, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))  # no CDN stylesheet: the site is offline
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)

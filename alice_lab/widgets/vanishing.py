@@ -144,10 +144,9 @@ def live_view(depth: int = 40, dtype: str = "float32"):
 def static_view(depths=tuple(range(5, 101, 5)), dtype: str = "float32", dpi: int = 70):
     """An HTML animation over growing depth (no kernel needed)."""
     import matplotlib as mpl
-    from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_lab.widgets.static import animation_html
 
     depths = [int(d) for d in depths]
     if not 1 <= len(depths) <= 60:
@@ -164,5 +163,4 @@ def static_view(depths=tuple(range(5, 101, 5)), dtype: str = "float32", dpi: int
     fig.set_layout_engine("none")
     anim = FuncAnimation(fig, draw, frames=range(len(depths)), interval=400, blit=False)
     with mpl.rc_context({"animation.frame_format": "png"}):
-        html = anim.to_jshtml(fps=3, embed_frames=True, default_mode="once")
-    return HTML(offline_jshtml(html))
+        return animation_html(anim, fps=3)

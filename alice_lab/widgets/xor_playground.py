@@ -316,7 +316,6 @@ def static_view(
 ):
     """An HTML animation (no kernel): a line sweeping every direction with its best
     offset (accuracy ≤ 3/4) beside an MLP with ``hidden`` ReLU units learning XOR."""
-    import matplotlib as mpl
     from matplotlib.animation import FuncAnimation
 
     from alice_lab.widgets.static import animation_html
@@ -355,5 +354,4 @@ def static_view(
     anim = FuncAnimation(
         fig, draw, frames=range(len(run.snapshots)), interval=1000 / fps
     )
-    with mpl.rc_context({"animation.frame_format": "jpeg"}):  # about half of png
-        return animation_html(anim, fps=fps)
+    return animation_html(anim, fps=fps)  # palette PNG frames (static.py)
