@@ -20,7 +20,7 @@ help:
 $(STAMP): pyproject.toml requirements/lock.txt requirements/constraints.txt
 	@$(PYTHON) tools/timings.py mark setup
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -c requirements/constraints.txt -r requirements/lock.txt
+	$(PY) -m pip install --quiet --no-compile -c requirements/constraints.txt -r requirements/lock.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@$(PYTHON) tools/timings.py stop setup
 	touch $@
