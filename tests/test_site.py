@@ -282,6 +282,8 @@ def test_static_widgets_fit_a_phone_and_are_sharp(open_at, name):
     can be pressed, and its frames have at least 1.5 image pixels per CSS pixel."""
     page, errors, _ = open_at(f"book/{name}.html", PHONE)
     assert not errors, f"console errors at {PHONE} px: {errors[:3]}"
+    overflow = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+    assert overflow <= 0, f"the page is {overflow} px wider than a {PHONE} px screen"
     animations = page.locator(".animation")
     assert animations.count() >= MIN_STATIC_WIDGETS[name]
     for i in range(animations.count()):
