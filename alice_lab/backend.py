@@ -13,18 +13,27 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import operator
 import os
 import random
 from typing import Any
 
 import numpy as np
-from array_api_compat import array_namespace, is_jax_array, is_torch_array
+from array_api_compat import array_namespace as _compat_namespace
 from array_api_compat import device as device_of
+from array_api_compat import (
+    is_array_api_obj,
+    is_jax_array,
+    is_jax_namespace,
+    is_torch_array,
+)
 
 __all__ = [
     "BACKENDS",
     "array_namespace",
+    "as_float_array",
     "available_backends",
+    "check_int",
     "device",
     "device_of",
     "is_fast",
@@ -36,6 +45,146 @@ __all__ = [
 ]
 
 BACKENDS = ("numpy", "torch", "jax")
+
+#: how to move an array into each library, for the mixed-libraries error
+_CONVERT = {
+    "numpy": "to NumPy: x.numpy() or alice_lab.backend.to_numpy(x)",
+    "torch": "to torch: torch.as_tensor(x)",
+    "jax": "to JAX: jax.numpy.asarray(x)",
+}
+
+
+def _library(x: Any) -> tuple[str, str]:
+    """``("torch", "torch.Tensor")``, ``("numpy", "numpy.ndarray")``, ...: an array's
+    library and its type as a reader writes it."""
+    if is_torch_array(x):
+        return "torch", "torch.Tensor"
+    if is_jax_array(x):
+        return "jax", "jax.Array"
+    t = type(x)
+    lib = t.__module__.split(".")[0]
+    return lib, f"{lib}.{t.__name__}"
+
+
+def array_namespace(*xs: Any, **kwargs: Any) -> Any:
+    """The array-API namespace of ``xs`` (``array_api_compat.array_namespace``), with
+    errors a reader can act on.
+
+    Arrays of two libraries in one call (a torch tensor with a NumPy array) raise
+    ``TypeError`` naming both and how to convert, instead of a list of modules; a
+    Python list where an array is expected raises ``TypeError`` saying so. Python
+    scalars are ignored, as in array-api-compat.
+
+    >>> array_namespace(np.ones(2)).__name__
+    'array_api_compat.numpy'
+    """
+    try:
+        return _compat_namespace(*xs, **kwargs)
+    except TypeError:
+        libs = dict(_library(x) for x in xs if is_array_api_obj(x))
+        if len(libs) > 1:
+            tips = "; ".join(
+                _CONVERT.get(lib, f"to {lib}: its asarray") for lib in libs
+            )
+            raise TypeError(
+                f"got {' and '.join(libs.values())} in one call; alice_lab computes "
+                f"with one array library at a time, so convert first ({tips})"
+            ) from None
+        for x in xs:
+            if not (x is None or is_array_api_obj(x) or isinstance(x, (int, float))):
+                raise TypeError(
+                    f"expected an array (NumPy, torch, JAX, ...); got "
+                    f"{type(x).__name__}: convert it with numpy.asarray(...)"
+                ) from None
+        raise
+
+
+def _float_dtype(xp: Any) -> Any:
+    """float64 in ``xp``; JAX's default float (float32 unless ``jax_enable_x64``)."""
+    if is_jax_namespace(xp):
+        return xp.__array_namespace_info__().default_dtypes()["real floating"]
+    return xp.float64
+
+
+def as_float_array(
+    x: Any, name: str = "x", *, like: Any = None, complex_ok: bool = False
+) -> Any:
+    """``x`` as a real floating array: the one rule for array arguments of alice_lab.
+
+    - An array of any array-API library (NumPy, PyTorch, JAX, ...) keeps its library
+      and device. A real floating array is returned as it is (a tensor keeps its
+      ``requires_grad``); an integer or boolean array is cast to float64 in its own
+      library (JAX without ``jax_enable_x64``: its default float, float32); a complex
+      array raises ``ValueError``.
+    - Python lists, tuples and numbers (and NumPy scalars) become NumPy float64
+      arrays, so ``f([1, 2, 3])`` gives what ``f(np.array([1.0, 2.0, 3.0]))``
+      gives. With ``like`` (an array), they become arrays of ``like``'s library,
+      device and floating dtype instead: a Python number next to a tensor joins it.
+    - Anything else (strings, None, ragged lists): ``TypeError`` naming ``name``.
+
+    ``complex_ok=True`` lets complex arrays (and lists of complex numbers, as
+    complex128) through, for the few functions that are defined on them (a linear
+    recurrence with complex coefficients).
+
+    Returns the array alone; take the namespace with :func:`array_namespace`.
+
+    >>> as_float_array([1, 2]).dtype
+    dtype('float64')
+    >>> as_float_array(np.arange(2)).tolist()
+    [0.0, 1.0]
+    """
+    if is_array_api_obj(x) and not isinstance(x, np.generic):
+        xp = array_namespace(x)
+        if xp.isdtype(x.dtype, "real floating") or (
+            complex_ok and xp.isdtype(x.dtype, "complex floating")
+        ):
+            return x
+        if xp.isdtype(x.dtype, ("integral", "bool")):
+            return xp.astype(x, _float_dtype(xp))
+        raise ValueError(
+            f"{name} must be a real (integer or floating) array; got dtype {x.dtype}"
+        )
+    need = f"{name} must be an array or a (nested) list of real numbers"
+    try:
+        host = np.asarray(x)
+    except ValueError:  # NumPy refuses ragged nested lists
+        raise TypeError(f"{need}; got a ragged {type(x).__name__}") from None
+    cplx = complex_ok and host.dtype.kind == "c"
+    if host.dtype.kind not in "biuf" and not cplx:
+        what = type(x).__name__ if host.dtype.kind == "O" else f"dtype {host.dtype}"
+        raise TypeError(f"{need}; got {what}")
+    if like is None:
+        return host.astype(np.complex128 if cplx else np.float64)
+    xp = array_namespace(like)
+    kind = "complex floating" if cplx else "real floating"
+    dtype = like.dtype if xp.isdtype(like.dtype, kind) else None
+    if dtype is None:
+        dtype = xp.complex128 if cplx else _float_dtype(xp)
+    return xp.asarray(host.tolist(), dtype=dtype, device=device_of(like))
+
+
+def check_int(value: Any, name: str, *, low: int = 1) -> int:
+    """``value`` as a Python int ``>= low``: the one check for sizes, counts and steps.
+
+    Python and NumPy integers pass; ``True`` (a bool is not a count), ``3.0`` (even a
+    whole float: pass ``int(...)`` yourself if you mean it), strings and values below
+    ``low`` raise ``ValueError`` naming the parameter, what it must be and what it got.
+
+    >>> check_int(np.int64(3), "steps")
+    3
+    """
+    kind = {1: " (a positive integer)", 0: " (a non-negative integer)"}.get(low, "")
+    need = f"an int >= {low}{kind}"
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be {need}; got {value!r} (a bool)")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        got = f"{value!r} ({type(value).__name__})"
+        raise ValueError(f"{name} must be {need}; got {got}") from None
+    if v < low:
+        raise ValueError(f"{name} must be {need}; got {v}")
+    return v
 
 
 def available_backends() -> list[str]:
