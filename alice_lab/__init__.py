@@ -5,6 +5,11 @@ PyTorch tensors (CPU or CUDA) and JAX arrays, returning the caller's array type.
 Submodules are imported on first use, so ``import alice_lab`` imports neither torch
 nor JAX.
 
+Python lists, tuples and numbers passed as arrays become NumPy float64 arrays, and
+integer arrays become float64 in their own library
+(:func:`alice_lab.backend.as_float_array`); arrays of two libraries in one call raise a
+``TypeError`` that names both.
+
 >>> import alice_lab
 >>> alice_lab.functional.logsumexp([0.0, 0.0]).round(6)
 np.float64(0.693147)

@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from typing import Any
 
 import numpy as np
 
 from alice_lab import functional
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, as_float_array, check_int
 
 __all__ = [
     "ACTIVATIONS",
@@ -81,19 +80,6 @@ __all__ = [
 TORCH_MODULES = ("APL", "GLU", "KAF", "PReLU", "SwiGLU", "TrainableSwish")
 
 
-def _prep(s: Any) -> tuple[Any, Any]:
-    """Lists and Python numbers become NumPy float64; arrays must be real floating."""
-    if not hasattr(s, "shape") or isinstance(s, np.generic):
-        s = np.asarray(s, dtype=np.float64)
-    xp = array_namespace(s)
-    if not xp.isdtype(s.dtype, "real floating"):
-        raise ValueError(
-            f"expected a real floating-point array; got dtype {s.dtype} "
-            "(convert integers with astype first)"
-        )
-    return s, xp
-
-
 def _neg_abs(s: Any, xp: Any) -> Any:
     """:math:`-|s|`, written with ``where`` so that its derivative at 0 is -1 (the
     ``s >= 0`` branch), which keeps autodiff of the stable formulas exact at 0."""
@@ -121,7 +107,8 @@ def relu(s: Any) -> Any:
     >>> relu([-1.0, 0.0, 2.0]).tolist()
     [0.0, 0.0, 2.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return xp.where(s > 0, s, xp.where(xp.isnan(s), s, _zeros(s, xp)))
 
 
@@ -131,7 +118,8 @@ def relu_grad(s: Any) -> Any:
     >>> relu_grad([-1.0, 0.0, 2.0]).tolist()
     [0.0, 0.0, 1.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return xp.astype(s > 0, s.dtype)
 
 
@@ -143,7 +131,8 @@ def heaviside(s: Any) -> Any:
     >>> heaviside([-0.5, 0.0, 3.0]).tolist()
     [0.0, 1.0, 1.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     step = xp.where(s >= 0, xp.ones_like(s), _zeros(s, xp))
     return xp.where(xp.isnan(s), s, step)
 
@@ -155,7 +144,8 @@ def heaviside_grad(s: Any) -> Any:
     >>> heaviside_grad([-1.0, 1.0]).tolist()
     [0.0, 0.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return _zeros(s, xp)
 
 
@@ -167,7 +157,8 @@ def leaky_relu(s: Any, alpha: float = 0.01) -> Any:
     >>> leaky_relu([-2.0, 3.0], alpha=0.1).tolist()
     [-0.2, 3.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return xp.where(s >= 0, s, alpha * s)
 
 
@@ -177,7 +168,8 @@ def leaky_relu_grad(s: Any, alpha: float = 0.01) -> Any:
     >>> leaky_relu_grad([-2.0, 3.0]).tolist()
     [0.01, 1.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return xp.where(s >= 0, xp.ones_like(s), alpha * xp.ones_like(s))
 
 
@@ -204,7 +196,8 @@ def prelu(s: Any, alpha: Any) -> Any:
     >>> prelu(np.array([[-1.0, -1.0]]), np.array([0.1, 0.2])).tolist()
     [[-0.1, -0.2]]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     _check_alpha(s, alpha)
     return xp.where(s >= 0, s, alpha * s)
 
@@ -216,7 +209,8 @@ def prelu_grad_alpha(s: Any) -> Any:
     >>> prelu_grad_alpha([-2.0, 3.0]).tolist()
     [-2.0, 0.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return xp.where(s < 0, s, _zeros(s, xp))
 
 
@@ -232,7 +226,8 @@ def elu(s: Any, alpha: float = 1.0) -> Any:
     >>> round(float(elu(-1.0)), 6)
     -0.632121
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     negative = xp.where(s >= 0, _zeros(s, xp), s)
     return xp.where(s >= 0, s, alpha * xp.expm1(negative))
 
@@ -243,7 +238,8 @@ def elu_grad(s: Any, alpha: float = 1.0) -> Any:
     >>> elu_grad([0.0, 1.0]).tolist()
     [1.0, 1.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     negative = xp.where(s >= 0, _zeros(s, xp), s)
     return xp.where(s >= 0, xp.ones_like(s), alpha * xp.exp(negative))
 
@@ -257,8 +253,8 @@ def polynomial(s: Any, p: int = 3) -> Any:
     >>> polynomial([2.0, -1.0], 3).tolist()
     [8.0, -1.0]
     """
-    s, xp = _prep(s)
-    p = _positive_int(p, "p")
+    s = as_float_array(s, "s")
+    p = check_int(p, "p")
     return s**p
 
 
@@ -268,21 +264,10 @@ def polynomial_grad(s: Any, p: int = 3) -> Any:
     >>> polynomial_grad([2.0], 3).tolist()
     [12.0]
     """
-    s, xp = _prep(s)
-    p = _positive_int(p, "p")
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
+    p = check_int(p, "p")
     return p * s ** (p - 1) if p > 1 else xp.ones_like(s)
-
-
-def _positive_int(p: Any, name: str) -> int:
-    if isinstance(p, bool):
-        raise ValueError(f"{name} must be a positive int; got {p!r}")
-    try:
-        p = operator.index(p)
-    except TypeError:
-        raise ValueError(f"{name} must be a positive int; got {p!r}") from None
-    if p < 1:
-        raise ValueError(f"{name} must be a positive int; got {p}")
-    return p
 
 
 # --- sigmoid-like --------------------------------------------------------------------
@@ -300,7 +285,7 @@ def sigmoid(s: Any, slope: float = 1.0) -> Any:
     >>> sigmoid([0.0, 1000.0, -1000.0]).tolist()
     [0.5, 1.0, 0.0]
     """
-    s, _ = _prep(s)
+    s = as_float_array(s, "s")
     return functional.sigmoid(s if slope == 1.0 else slope * s)
 
 
@@ -323,7 +308,8 @@ def tanh(s: Any) -> Any:
     >>> round(float(tanh(1.0)), 6)
     0.761594
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return xp.tanh(s)
 
 
@@ -349,7 +335,8 @@ def softplus(s: Any) -> Any:
     >>> softplus([0.0, 1000.0]).round(6).tolist()
     [0.693147, 1000.0]
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     tail = xp.log1p(xp.exp(_neg_abs(s, xp)))
     return xp.where(s >= 0, s + tail, tail)
 
@@ -384,7 +371,8 @@ def erfc(x: Any) -> Any:
     >>> round(float(erfc(0.5)), 12)
     0.479500122187
     """
-    x, xp = _prep(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     z = -_neg_abs(x, xp)  # |x|
     t = 2.0 / (2.0 + z)
     ty = 4.0 * t - 2.0
@@ -402,7 +390,7 @@ def normal_cdf(s: Any) -> Any:
     >>> round(float(normal_cdf(0.0)), 12)
     0.5
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
     return 0.5 * erfc(-s / math.sqrt(2.0))
 
 
@@ -418,7 +406,8 @@ def gelu(s: Any, approximate: bool = False) -> Any:
     >>> round(float(gelu(1.0)), 6)
     0.841345
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     if approximate:
         inner = math.sqrt(2.0 / math.pi) * (s + 0.044715 * s**3)
         return 0.5 * _no_neg_inf(s, xp) * (1.0 + xp.tanh(inner))
@@ -431,7 +420,8 @@ def gelu_grad(s: Any) -> Any:
     >>> round(float(gelu_grad(0.0)), 6)
     0.5
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     finite = xp.where(xp.isinf(s), _zeros(s, xp), s)  # s φ(s) -> 0 at ±inf
     density = xp.exp(-0.5 * finite * finite) / math.sqrt(2.0 * math.pi)
     return normal_cdf(s) + finite * density
@@ -445,7 +435,8 @@ def swish(s: Any, beta: float = 1.0) -> Any:
     >>> round(float(swish(1.0, beta=2.0)), 6)
     0.880797
     """
-    s, xp = _prep(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     return _no_neg_inf(s, xp) * sigmoid(s, beta)
 
 
@@ -466,7 +457,7 @@ def silu_grad(s: Any) -> Any:
     >>> silu_grad([0.0]).tolist()
     [0.5]
     """
-    s, _ = _prep(s)
+    s = as_float_array(s, "s")
     sig = sigmoid(s)
     return sig * (1.0 + s * (1.0 - sig))
 
@@ -481,7 +472,7 @@ def trainable_swish(s: Any, a: Any = 1.0, b: Any = 0.0, c: Any = 1.0, d: Any = 0
     >>> round(float(trainable_swish(1.0)), 6)
     0.731059
     """
-    s, _ = _prep(s)
+    s = as_float_array(s, "s")
     for p in (a, b, c, d):
         _check_alpha(s, p)
     return sigmoid(a * s + b) * (c * s + d)
@@ -497,7 +488,7 @@ def trainable_swish_grads(s: Any, a=1.0, b=0.0, c=1.0, d=0.0) -> dict[str, Any]:
     >>> trainable_swish_grads(np.array([0.0]))["d"].tolist()
     [0.5]
     """
-    s, _ = _prep(s)
+    s = as_float_array(s, "s")
     g = sigmoid(a * s + b)
     lin = c * s + d
     gate = g * (1.0 - g) * lin
@@ -538,7 +529,7 @@ def apl(s: Any, alpha: Any, hinges: Any) -> Any:
     >>> apl(np.array([2.0]), np.array([1.0, -1.0]), np.array([0.0, 1.0])).tolist()
     [1.0]
     """
-    s, _ = _prep(s)
+    s = as_float_array(s, "s")
     diff, xp = _expand(s, alpha, hinges, "hinges")
     return xp.sum(alpha * relu(diff), axis=-1)
 
@@ -558,7 +549,7 @@ def kaf(s: Any, alpha: Any, dictionary: Any, gamma: float) -> Any:
     >>> kaf(np.array([0.0]), np.array([2.0]), np.array([0.0]), 1.0).tolist()
     [2.0]
     """
-    s, _ = _prep(s)
+    s = as_float_array(s, "s")
     diff, xp = _expand(s, alpha, dictionary, "dictionary")
     return xp.sum(alpha * xp.exp(-gamma * diff * diff), axis=-1)
 
@@ -666,7 +657,8 @@ def derivative(name: str) -> Any:
     if name in ("identity", "linear"):
 
         def one(s: Any) -> Any:
-            s, xp = _prep(s)
+            s = as_float_array(s, "s")
+            xp = array_namespace(s)
             return xp.ones_like(s)
 
         return one

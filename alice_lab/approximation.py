@@ -32,7 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, to_numpy
+from alice_lab.backend import (
+    array_namespace,
+    as_float_array,
+    check_int,
+    device_of,
+    to_numpy,
+)
 
 __all__ = [
     "CONVENTIONS",
@@ -64,16 +70,6 @@ CONVENTIONS = ("linspace", "mid", "book")
 # --- checks ------------------------------------------------------------------------
 
 
-def _float_array(x: Any, name: str) -> tuple[Any, Any]:
-    """``x`` as a real floating array (lists and Python numbers: NumPy float64)."""
-    if not hasattr(x, "shape") or isinstance(x, (np.generic, float, int)):
-        x = np.asarray(x, dtype=np.float64)
-    xp = array_namespace(x)
-    if not xp.isdtype(x.dtype, "real floating"):
-        raise ValueError(f"{name} must be a real floating-point array; got {x.dtype}")
-    return x, xp
-
-
 def _number(value: Any, name: str, *, positive: bool = False) -> float:
     try:
         v = float(value)
@@ -83,14 +79,6 @@ def _number(value: Any, name: str, *, positive: bool = False) -> float:
         need = "a finite number > 0" if positive else "a finite number"
         raise ValueError(f"{name} must be {need}; got {value!r}")
     return v
-
-
-def _count(value: Any, name: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an int >= {low}; got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be an int >= {low}; got {value}")
-    return int(value)
 
 
 def _domain(domain: Any) -> tuple[float, float]:
@@ -147,7 +135,8 @@ def sigmoid(x: Any) -> Any:
     >>> import numpy as np; sigmoid(np.array([-1e5, 0.0, 1e5])).tolist()
     [0.0, 0.5, 1.0]
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
@@ -164,7 +153,7 @@ def neuron(x: Any, a: float, w: float, s: float) -> Any:
     >>> float(neuron(0.3, a=2.0, w=1e4, s=0.3))
     1.0
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
     a, w, s = _number(a, "a"), _number(w, "w"), _number(s, "s")
     return a * sigmoid(w * (x - s))
 
@@ -180,7 +169,8 @@ def step(x: Any, a: float = 1.0, s: float = 0.0) -> Any:
     >>> step([0.0, 0.3, 1.0], a=2.0, s=0.3).tolist()
     [0.0, 1.0, 2.0]
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     a, s = _number(a, "a"), _number(s, "s")
     up = xp.astype(x > s, x.dtype) + 0.5 * xp.astype(x == s, x.dtype)
     return a * up
@@ -209,7 +199,7 @@ def bin_fn(x: Any, a: float, s: float, delta: float, w: float = 1e4) -> Any:
     >>> round(float(bin_fn(0.5, a=3.0, s=0.5, delta=0.2)), 6)
     3.0
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
     a, s = _number(a, "a"), _number(s, "s")
     delta = _number(delta, "delta", positive=True)
     w = _number(w, "w", positive=True)
@@ -254,7 +244,7 @@ def bins(
     >>> bins(4, (0.0, 1.0), "mid")[0].tolist()
     [0.125, 0.375, 0.625, 0.875]
     """
-    m = _count(m, "m")
+    m = check_int(m, "m")
     lo, hi = _domain(domain)
     if convention == "linspace":
         if m < 2:
@@ -282,11 +272,12 @@ def bin_averages(g: Callable, centers: Any, delta: float, *, nodes: int = 16) ->
     >>> bin_averages(lambda x: x**2, np.array([0.5]), 1.0).round(6).tolist()
     [0.333333]
     """
-    centers, xp = _float_array(centers, "centers")
+    centers = as_float_array(centers, "centers")
+    xp = array_namespace(centers)
     if centers.ndim != 1 or centers.shape[0] == 0:
         raise ValueError(f"centers must have shape (m,); got {tuple(centers.shape)}")
     delta = _number(delta, "delta", positive=True)
-    q = _count(nodes, "nodes")
+    q = check_int(nodes, "nodes")
     t, wts = np.polynomial.legendre.leggauss(q)  # nodes and weights on [-1, 1]
     dev = device_of(centers)
     t = xp.asarray(t, dtype=centers.dtype, device=dev)
@@ -315,7 +306,8 @@ def staircase(x: Any, centers: Any, delta: float, heights: Any, w: float = 1e4) 
     >>> round(float(staircase(0.25, [0.25, 0.75], 0.5, [2.0, -1.0])), 6)
     2.0
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     delta = _number(delta, "delta", positive=True)
     w = _number(w, "w", positive=True)
     c = _like(centers, x, xp, "centers")
@@ -373,7 +365,8 @@ def mlp_weights(centers: Any, delta: float, heights: Any, w: float = 1e4) -> MLP
     >>> mlp_weights([0.5], 1.0, [2.0], w=10.0).b1.tolist()
     [-0.0, -10.0]
     """
-    heights, xp = _float_array(heights, "heights")
+    heights = as_float_array(heights, "heights")
+    xp = array_namespace(heights)
     if heights.ndim != 1 or heights.shape[0] == 0:
         raise ValueError(f"heights must have shape (m,); got {tuple(heights.shape)}")
     m = heights.shape[0]
@@ -399,7 +392,8 @@ def mlp_forward(x: Any, W1: Any, b1: Any, W2: Any) -> Any:
     >>> mlp_forward([0.0, 0.5, 1.0], p.W1, p.b1, p.W2).round(6).tolist()
     [0.0, 3.0, 0.0]
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if x.ndim != 1:
         raise ValueError(f"x must have shape (N,), one input per row; got {x.shape}")
     b1 = _like(b1, x, xp, "b1")
@@ -544,7 +538,7 @@ def mse_on_grid(
     0.4166666666666667
     """
     lo, hi = _domain(domain)
-    n = _count(n, "n", low=2)
+    n = check_int(n, "n", low=2)
     if like is None:
         x = np.linspace(lo, hi, n)
     else:
@@ -581,7 +575,7 @@ def hidden_units(m: int, d: int = 1) -> int:
     >>> [hidden_units(10, d) for d in (1, 2, 3)]
     [20, 200, 2000]
     """
-    return 2 * _count(m, "m") ** _count(d, "d")
+    return 2 * check_int(m, "m") ** check_int(d, "d")
 
 
 def sin_over_x(x: Any) -> Any:
@@ -591,7 +585,8 @@ def sin_over_x(x: Any) -> Any:
     >>> sin_over_x([0.0, np.pi]).round(12).tolist()
     [1.0, 0.0]
     """
-    x, xp = _float_array(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     zero = x == 0
     safe = xp.where(zero, xp.ones_like(x), x)
     return xp.where(zero, xp.ones_like(x), xp.sin(safe) / safe)

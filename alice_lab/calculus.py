@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, as_float_array, check_int, device_of
 
 __all__ = [
     "basis",
@@ -42,16 +42,6 @@ __all__ = [
 ]
 
 _POWER = {"forward": 1 / 2, "central": 1 / 3}
-
-
-def _as_float_array(x: Any) -> tuple[Any, Any]:
-    """``(x, xp)`` with Python scalars and lists turned into float64 NumPy arrays."""
-    if not hasattr(x, "shape") or not hasattr(x, "dtype"):
-        x = np.asarray(x, dtype=np.float64)
-    xp = array_namespace(x)
-    if not xp.isdtype(x.dtype, "real floating"):
-        x = xp.astype(x, xp.float64)
-    return x, xp
 
 
 def _check_scheme(scheme: str) -> None:
@@ -113,7 +103,8 @@ def derivative(
     1.0
     """
     _check_scheme(scheme)
-    x, xp = _as_float_array(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if h is None:
         h = _default_h(x, xp, _POWER[scheme])
     return _quotient(f, x, h, h, scheme, xp)
@@ -134,7 +125,8 @@ def basis(d: int, i: int, like: Any = None) -> Any:
         raise ValueError(f"basis index i must satisfy 0 <= i < d={d}, got i={i}")
     if like is None:
         like = np.zeros(0)
-    like, xp = _as_float_array(like)
+    like = as_float_array(like, "like")
+    xp = array_namespace(like)
     return xp.astype(xp.arange(d, device=device_of(like)) == i, like.dtype)
 
 
@@ -162,7 +154,8 @@ def partial(
     3.0
     """
     _check_scheme(scheme)
-    x, xp = _as_float_array(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if x.ndim != 1:
         raise ValueError(f"partial needs x : (d), got shape {tuple(x.shape)}")
     e = basis(x.shape[0], i, like=x)
@@ -185,7 +178,8 @@ def grad_fd(
     array([ 2., -4.])
     """
     _check_scheme(scheme)
-    x, xp = _as_float_array(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     shape, n = tuple(x.shape), int(np.prod(x.shape, dtype=np.int64))
     flat = xp.reshape(x, (n,))
     steps = _flat_steps(flat, xp, h, _POWER[scheme])
@@ -218,7 +212,8 @@ def grad_fd_batched(
            [2., 2., 2.]])
     """
     _check_scheme(scheme)
-    X, xp = _as_float_array(X)
+    X = as_float_array(X, "X")
+    xp = array_namespace(X)
     if X.ndim != 2:
         raise ValueError(
             f"grad_fd_batched needs X : (n, d), got shape {tuple(X.shape)}"
@@ -264,7 +259,8 @@ def directional_derivative(
     2.0
     """
     _check_scheme(scheme)
-    x, xp = _as_float_array(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     v = v if hasattr(v, "shape") else xp.asarray(v, dtype=x.dtype, device=device_of(x))
     if tuple(v.shape) != tuple(x.shape):
         raise ValueError(
@@ -300,7 +296,8 @@ def jacobian_fd(
            [3., 4.]])
     """
     _check_scheme(scheme)
-    x, xp = _as_float_array(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     shape, n = tuple(x.shape), int(np.prod(x.shape, dtype=np.int64))
     flat = xp.reshape(x, (n,))
     steps = _flat_steps(flat, xp, h, _POWER[scheme])
@@ -334,7 +331,8 @@ def hessian_fd(f: Callable, x: Any, h: float | None = None) -> Any:
     array([[ 2., -3.],
            [-3.,  0.]])
     """
-    x, xp = _as_float_array(x)
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     shape, n = tuple(x.shape), int(np.prod(x.shape, dtype=np.int64))
     flat = xp.reshape(x, (n,))
     steps = _flat_steps(flat, xp, h, 1 / 4)
@@ -370,7 +368,8 @@ def linearize(f: Callable, x0: Any, grad: Any = None) -> Callable[[Any], Any]:
     >>> round(float(f_lin(0.51)), 6)
     -0.505
     """
-    x0, xp = _as_float_array(x0)
+    x0 = as_float_array(x0, "x0")
+    xp = array_namespace(x0)
     f0 = _scalar_out(_call(f, x0, x0, xp), "linearize")
     if grad is None:
         grad = grad_fd(f, x0)
@@ -413,13 +412,12 @@ def jacobian_linear_wrt_W(x: Any, o: int) -> Any:
     >>> import numpy as np; jacobian_linear_wrt_W(np.array([1.0, 2.0]), 3).shape
     (3, 3, 2)
     """
+    x = as_float_array(x, "x")
     xp = array_namespace(x)
     if x.ndim != 1:
         raise ValueError(f"x must be a vector (d), got shape {tuple(x.shape)}")
-    if not isinstance(o, int) or o < 1:
-        raise ValueError(f"o must be a positive int, got {o!r}")
-    dtype = x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64
-    eye = xp.eye(o, dtype=dtype, device=device_of(x))
+    o = check_int(o, "o")
+    eye = xp.eye(o, dtype=x.dtype, device=device_of(x))
     return eye[:, :, None] * x[None, None, :]  # (o, o, 1) * (1, 1, d) -> (o, o, d)
 
 

@@ -26,13 +26,12 @@ calibration error and conformal prediction (lines 2090-2162).
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, to_numpy
+from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 from alice_lab.functional import log_softmax
 
 __all__ = [
@@ -83,18 +82,6 @@ def _check_labels(labels: Any, n: int, m: int, xp: Any) -> None:
             f"labels must lie in 0..{m - 1}; got values from {int(xp.min(labels))} to "
             f"{int(xp.max(labels))}"
         )
-
-
-def _n_bins(n_bins: Any) -> int:
-    if isinstance(n_bins, bool):
-        raise ValueError(f"n_bins must be an int >= 1; got {n_bins!r}")
-    try:
-        b = operator.index(n_bins)
-    except TypeError:
-        raise ValueError(f"n_bins must be an int >= 1; got {n_bins!r}") from None
-    if b < 1:
-        raise ValueError(f"n_bins must be an int >= 1; got {b}")
-    return b
 
 
 def _true_class_prob(probs: Any, labels: Any, xp: Any) -> Any:
@@ -163,7 +150,7 @@ def reliability_bins(
     ([1.0, 2.0], [1.0, 0.5])
     """
     xp = array_namespace(confidence, correct)
-    b = _n_bins(n_bins)
+    b = check_int(n_bins, "n_bins")
     if confidence.ndim != 1 or tuple(correct.shape) != tuple(confidence.shape):
         raise ValueError(
             "confidence and correct must both have shape (n,); got "

@@ -20,13 +20,12 @@ Book: §4.1.3, Figure F.4.2 (lines 1540-1550); "From theory to practice" of chap
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 
 __all__ = [
     "batches",
@@ -47,31 +46,8 @@ __all__ = [
 # --- checks ---------------------------------------------------------------------------
 
 
-def _count(value: Any, name: str, *, minimum: int = 1) -> int:
-    """A Python int >= minimum (bools refused: ``True`` is not a size)."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}") from None
-    if v < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {v}")
-    return v
-
-
 def _seed(seed: Any) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool):
-        raise ValueError(f"seed must be an int >= 0 or None; got {seed!r}")
-    try:
-        s = operator.index(seed)
-    except TypeError:
-        raise ValueError(f"seed must be an int >= 0 or None; got {seed!r}") from None
-    if s < 0:
-        raise ValueError(f"seed must be an int >= 0 or None; got {s}")
-    return s
+    return None if seed is None else check_int(seed, "seed", low=0)
 
 
 def _check_xy(X: Any, y: Any) -> int:
@@ -116,8 +92,8 @@ def minibatches(
     >>> [b.tolist() for b in minibatches(5, 2, seed=None)]
     [[0, 1], [2, 3], [4]]
     """
-    n = _count(n, "n", minimum=0)
-    batch_size = _count(batch_size, "batch_size")
+    n = check_int(n, "n", low=0)
+    batch_size = check_int(batch_size, "batch_size")
     seed = _seed(seed)
     order = (
         np.arange(n, dtype=np.int64)
@@ -199,7 +175,7 @@ def train_test_split(
         raise ValueError("seed must be an int >= 0 (a split is always shuffled)")
     rng = np.random.default_rng(seed)
     if stratify:
-        labels = np.asarray(y.detach().cpu() if hasattr(y, "detach") else y)
+        labels = to_numpy(y)
         if not np.issubdtype(labels.dtype, np.integer):
             raise ValueError(f"stratify needs integer labels; got dtype {labels.dtype}")
         test = np.concatenate(
@@ -284,7 +260,7 @@ def make_linear_regression(
     >>> X.shape, y.shape, w.shape
     ((10, 3), (10,), (3,))
     """
-    n, c = _count(n, "n"), _count(c, "c")
+    n, c = check_int(n, "n"), check_int(c, "c")
     try:
         var = float(noise_var)
     except (TypeError, ValueError):
@@ -316,7 +292,7 @@ def make_xor(
     >>> sorted(zip(X[:4].tolist(), y[:4].tolist()))
     [([-1.0, -1.0], 0), ([-1.0, 1.0], 1), ([1.0, -1.0], 1), ([1.0, 1.0], 0)]
     """
-    n = _count(n, "n", minimum=4)
+    n = check_int(n, "n", low=4)
     noise = float(noise)
     if not (math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
@@ -367,7 +343,7 @@ def make_moons(
     from sklearn import datasets
 
     X, y = datasets.make_moons(
-        n_samples=_count(n, "n", minimum=2),
+        n_samples=check_int(n, "n", low=2),
         noise=float(noise),
         random_state=_seed(seed),
     )
@@ -386,9 +362,9 @@ def make_blobs(
     from sklearn import datasets
 
     X, y = datasets.make_blobs(
-        n_samples=_count(n, "n"),
-        n_features=_count(c, "c"),
-        centers=_count(centers, "centers"),
+        n_samples=check_int(n, "n"),
+        n_features=check_int(c, "c"),
+        centers=check_int(centers, "centers"),
         cluster_std=float(cluster_std),
         random_state=_seed(seed),
     )

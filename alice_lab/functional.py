@@ -34,21 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, as_float_array, check_int, device_of
 
 __all__ = ["log_softmax", "logit", "logsumexp", "one_hot", "sigmoid", "softmax"]
 
 
 def _prepare(x: Any, axis: Any) -> tuple[Any, Any, int]:
-    """Lists become NumPy float64; check the dtype and normalise the axis."""
-    if not hasattr(x, "shape") or isinstance(x, np.generic):
-        x = np.asarray(x, dtype=np.float64)
+    """``x`` as a float array (:func:`~alice_lab.backend.as_float_array`), its
+    namespace, and the axis normalised."""
+    x = as_float_array(x)
     xp = array_namespace(x)
-    if not xp.isdtype(x.dtype, "real floating"):
-        raise ValueError(
-            f"expected a real floating-point array; got dtype {x.dtype} "
-            "(convert integers with astype first)"
-        )
     if x.ndim == 0:
         raise ValueError("expected an array with at least one axis; got a 0-d array")
     try:
@@ -202,7 +197,8 @@ def sigmoid(s: Any) -> Any:
     >>> sigmoid([0.0, -1000.0, 1000.0]).tolist()
     [0.5, 0.0, 1.0]
     """
-    s, xp = _prepare_0d(s)
+    s = as_float_array(s, "s")
+    xp = array_namespace(s)
     e = xp.exp(xp.where(s >= 0, -s, s))  # exp(-|s|), derivative -1 at 0 on both sides
     return xp.where(s >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
@@ -228,7 +224,8 @@ def logit(p: Any, eps: float | None = None) -> Any:
     >>> [round(v, 6) for v in logit([0.5, 0.75]).tolist()]
     [0.0, 1.098612]
     """
-    p, xp = _prepare_0d(p)
+    p = as_float_array(p, "p")
+    xp = array_namespace(p)
     if not bool(xp.all((p >= 0) & (p <= 1))):
         raise ValueError(
             "logit expects probabilities in [0, 1]; got values from "
@@ -267,14 +264,7 @@ def one_hot(y: Any, m: int, *, dtype: Any = None) -> Any:
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     """
     xp = array_namespace(y)
-    if isinstance(m, bool):
-        raise ValueError(f"m must be an int >= 1; got {m!r}")
-    try:
-        m = operator.index(m)
-    except TypeError:
-        raise ValueError(f"m must be an int >= 1; got {m!r}") from None
-    if m < 1:
-        raise ValueError(f"m must be an int >= 1; got {m}")
+    m = check_int(m, "m")
     if y.ndim != 1:
         raise ValueError(f"y must have shape (n,); got {tuple(y.shape)}")
     if not xp.isdtype(y.dtype, "integral"):
@@ -289,16 +279,3 @@ def one_hot(y: Any, m: int, *, dtype: Any = None) -> Any:
     if dtype is None:
         dtype = xp.zeros(1, device=device_of(y)).dtype
     return xp.astype(mask, dtype)
-
-
-def _prepare_0d(x: Any) -> tuple[Any, Any]:
-    """Like :func:`_prepare` for element-wise functions, which also take 0-d input."""
-    if not hasattr(x, "shape") or isinstance(x, np.generic):
-        x = np.asarray(x, dtype=np.float64)
-    xp = array_namespace(x)
-    if not xp.isdtype(x.dtype, "real floating"):
-        raise ValueError(
-            f"expected a real floating-point array; got dtype {x.dtype} "
-            "(convert integers with astype first)"
-        )
-    return x, xp

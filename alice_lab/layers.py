@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from alice_lab import activations
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 
 __all__ = [
     "INIT_SCHEMES",
@@ -72,18 +71,6 @@ INIT_SCHEMES: dict[str, Callable[[int, int], float]] = {
     "glorot": lambda c, c_prime: 2.0 / (c + c_prime),
     "he": lambda c, c_prime: 2.0 / c,
 }
-
-
-def _size(value: Any, name: str) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive int; got {value!r}")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{name} must be a positive int; got {value!r}") from None
-    if v < 1:
-        raise ValueError(f"{name} must be a positive int; got {v}")
-    return v
 
 
 # --- initialisation -------------------------------------------------------------------
@@ -120,7 +107,7 @@ def fc_init(
     >>> {k: v.shape for k, v in fc_init(3, 5, seed=0).items()}
     {'W': (3, 5), 'b': (5,)}
     """
-    c, c_prime = _size(c, "c"), _size(c_prime, "c_prime")
+    c, c_prime = check_int(c, "c"), check_int(c_prime, "c_prime")
     if scheme not in INIT_SCHEMES:
         raise ValueError(
             f"unknown scheme {scheme!r}; expected one of {list(INIT_SCHEMES)}"
@@ -148,7 +135,7 @@ def mlp_init(
     >>> [p["W"].shape for p in mlp_init([64, 32, 10], seed=0)]
     [(64, 32), (32, 10)]
     """
-    sizes = [_size(s, "every width in sizes") for s in sizes]
+    sizes = [check_int(s, "every width in sizes") for s in sizes]
     if len(sizes) < 2:
         raise ValueError(f"sizes needs an input and an output width; got {sizes}")
     rng = np.random.default_rng(seed)
@@ -164,7 +151,7 @@ def fc_param_count(c: int, c_prime: int) -> int:
     >>> fc_param_count(3, 5), fc_param_count(5, 4)
     (20, 24)
     """
-    return (_size(c, "c") + 1) * _size(c_prime, "c_prime")
+    return (check_int(c, "c") + 1) * check_int(c_prime, "c_prime")
 
 
 def mlp_param_count(sizes: Sequence[int]) -> int:
@@ -608,7 +595,7 @@ def sigmoid_staircase(
     >>> bool(abs(f[0, 0] - np.sin(1.0)) < 0.05)
     True
     """
-    N = _size(n_units, "n_units")
+    N = check_int(n_units, "n_units")
     lo, hi = (float(v) for v in domain)
     if not hi > lo:
         raise ValueError(f"domain must be (lo, hi) with hi > lo; got {domain}")
@@ -645,11 +632,11 @@ def to_torch(params: Any, phi: str = "relu", *, dtype: Any = None, device: Any =
     dtype = dtype or torch.float64
     layers = []
     for k, p in enumerate(params):
-        W = torch.as_tensor(np.asarray(_host(p["W"])), dtype=dtype)
+        W = torch.as_tensor(to_numpy(p["W"]), dtype=dtype)
         lin = nn.Linear(W.shape[0], W.shape[1], dtype=dtype)
         with torch.no_grad():
             lin.weight.copy_(W.T)
-            lin.bias.copy_(torch.as_tensor(np.asarray(_host(p["b"])), dtype=dtype))
+            lin.bias.copy_(torch.as_tensor(to_numpy(p["b"]), dtype=dtype))
         layers.append(lin)
         if k < len(params) - 1:
             layers.append(modules[phi]())
@@ -666,14 +653,10 @@ def from_torch(model: Any) -> list[dict[str, np.ndarray]]:
     from torch import nn
 
     return [
-        {"W": _host(m.weight).T.copy(), "b": _host(m.bias).copy()}
+        {"W": to_numpy(m.weight).T.copy(), "b": to_numpy(m.bias).copy()}
         for m in model.modules()
         if isinstance(m, nn.Linear)
     ]
-
-
-def _host(x: Any) -> np.ndarray:
-    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
 
 
 @functools.cache

@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, to_numpy
+from alice_lab.backend import (
+    array_namespace,
+    as_float_array,
+    check_int,
+    device_of,
+    to_numpy,
+)
 from alice_lab.tensors import check_shape
 
 __all__ = [
@@ -43,13 +49,6 @@ __all__ = [
     "sq_dist",
     "sq_norm",
 ]
-
-
-def _floating(x: Any, xp: Any) -> Any:
-    """``x`` itself when it is real floating, else ``x`` cast to float64."""
-    if xp.isdtype(x.dtype, "real floating"):
-        return x
-    return xp.astype(x, xp.float64)
 
 
 def _same_shape(x: Any, y: Any, what: str) -> None:
@@ -108,8 +107,8 @@ def sq_norm(x: Any, axis: int | None = None) -> Any:
     >>> import numpy as np; float(sq_norm(np.array([3.0, 4.0])))
     25.0
     """
+    x = as_float_array(x, "x")
     xp = array_namespace(x)
-    x = _floating(x, xp)
     return xp.sum(x * x, axis=axis)
 
 
@@ -129,8 +128,8 @@ def norm(x: Any, safe: bool = True, axis: int | None = None) -> Any:
     >>> import numpy as np; float(norm(np.array([1e200, 1e200])))
     1.414213562373095e+200
     """
+    x = as_float_array(x, "x")
     xp = array_namespace(x)
-    x = _floating(x, xp)
     if not safe:
         return xp.sqrt(xp.sum(x * x, axis=axis))
     if math.prod(x.shape) == 0:  # empty: no maximum to scale by; the norm is 0
@@ -159,11 +158,11 @@ def cosine_similarity(x: Any, y: Any, eps: float = 1e-8) -> Any:
     >>> float(cosine_similarity(np.array([1.0, 0.0]), np.array([3.0, 0.0])))
     1.0
     """
+    x, y = as_float_array(x, "x"), as_float_array(y, "y")
     xp = array_namespace(x, y)
     _same_shape(x, y, "cosine_similarity")
     if x.ndim == 0:
         raise ValueError("cosine_similarity needs vectors (..., d), got scalars")
-    x, y = _floating(x, xp), _floating(y, xp)
     nx = xp.maximum(norm(x, axis=-1), eps)[..., None]
     ny = xp.maximum(norm(y, axis=-1), eps)[..., None]
     c = xp.sum((x / nx) * (y / ny), axis=-1)
@@ -246,10 +245,10 @@ def pairwise_sq_dists(X: Any, Y: Any, clamp: bool = True) -> Any:
     >>> pairwise_sq_dists(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0]]))
     array([[25.]])
     """
+    X, Y = as_float_array(X, "X"), as_float_array(Y, "Y")
     xp = array_namespace(X, Y)
     bound = check_shape(X, ("n", "d"), "X")
     check_shape(Y, ("m", "d"), "Y", bound=bound)
-    X, Y = _floating(X, xp), _floating(Y, xp)
     sx = xp.sum(X * X, axis=1)  # (n,)
     sy = xp.sum(Y * Y, axis=1)  # (m,)
     D = sx[:, None] + sy[None, :] - 2 * (X @ Y.T)  # (n, m)
@@ -376,14 +375,13 @@ def expm_series(X: Any, n_terms: int = 30, squarings: int | str = "auto") -> Any
     array([[1., 0.],
            [0., 1.]])
     """
+    X = as_float_array(X, "X")
     xp = array_namespace(X)
     if X.ndim < 2 or X.shape[-1] != X.shape[-2]:
         raise ValueError(
             f"expm_series needs a square matrix (n, n), got shape {tuple(X.shape)}"
         )
-    if n_terms < 1:
-        raise ValueError(f"n_terms must be at least 1, got {n_terms}")
-    X = _floating(X, xp)
+    n_terms = check_int(n_terms, "n_terms")
     if squarings == "auto":
         size = X.shape[-1] * math.prod(X.shape[:-2])
         one_norm = float(xp.max(xp.sum(xp.abs(X), axis=-2))) if size else 0.0
@@ -392,10 +390,8 @@ def expm_series(X: Any, n_terms: int = 30, squarings: int | str = "auto") -> Any
             if 0 < one_norm < math.inf
             else 0
         )
-    elif isinstance(squarings, int) and squarings >= 0:
-        s = squarings
     else:
-        raise ValueError(f"squarings must be 'auto' or an int >= 0, got {squarings!r}")
+        s = check_int(squarings, "squarings ('auto' or an int)", low=0)
     A = X / (2.0**s)
     eye = xp.eye(X.shape[-1], dtype=X.dtype, device=device_of(X))
     term = eye + xp.zeros_like(A)  # (..., n, n): A^0 / 0!

@@ -30,13 +30,17 @@ Book: §4.1 (lines 1316-1586), §4.2 (lines 1588-1846), §4.3.1 (lines 1850-1946
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, to_numpy
+from alice_lab.backend import (
+    array_namespace,
+    check_int,
+    device_of,
+    to_numpy,
+)
 from alice_lab.functional import log_softmax, one_hot, sigmoid, softmax
 
 __all__ = [
@@ -609,7 +613,7 @@ def gradient_flops(n: int, c: int, *, order: str = "Xw first") -> int:
     >>> gradient_flops(10, 3), gradient_flops(10, 3, order="XtX first")
     (130, 261)
     """
-    n, c = operator.index(n), operator.index(c)
+    n, c = check_int(n, "n"), check_int(c, "c")
     if order == "Xw first":
         return 2 * n * c + n + 2 * n * c
     if order == "XtX first":
@@ -786,14 +790,14 @@ def init_params(
     >>> {k: v.shape for k, v in init_params(3, 2).items()}
     {'W': (2, 3), 'b': (2,)}
     """
-    c = operator.index(c)
+    c = check_int(c, "c")
     rng = np.random.default_rng(seed)
     if m is None:
         params = {"w": (scale * rng.standard_normal(c)).astype(dtype)}
         if bias:
             params["b"] = np.zeros((), dtype=dtype)
         return params
-    m = operator.index(m)
+    m = check_int(m, "m")
     params = {"W": (scale * rng.standard_normal((m, c))).astype(dtype)}
     if bias:
         params["b"] = np.zeros(m, dtype=dtype)

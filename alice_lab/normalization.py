@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, is_torch_array
+from alice_lab.backend import array_namespace, check_int, device_of, is_torch_array
 
 __all__ = [
     "BatchNorm",
@@ -213,8 +213,7 @@ class BatchNorm:
         eps: float = 1e-5,
         like: Any = None,
     ):
-        if not isinstance(c, int) or c < 1:
-            raise ValueError(f"c must be a positive int; got {c!r}")
+        c = check_int(c, "c")
         xp = np if like is None else array_namespace(like)
         kw = {} if like is None else {"dtype": like.dtype, "device": device_of(like)}
         self.gamma = xp.ones((c,), **kw)
@@ -379,7 +378,8 @@ def group_norm(
     xp = array_namespace(x)
     _ndim(x, 2, "x", "(b, ..., c)")
     c = x.shape[-1]
-    if not isinstance(groups, int) or groups < 1 or c % groups:
+    groups = check_int(groups, "groups")
+    if c % groups:
         raise ValueError(f"groups must be a positive divisor of c={c}; got {groups!r}")
     shape = tuple(x.shape)
     g = xp.reshape(x, shape[:-1] + (groups, c // groups))  # (b, ..., G, c/G)

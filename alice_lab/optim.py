@@ -24,14 +24,19 @@ Book: §2.3 (lines 882-1100).
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, to_numpy
+from alice_lab.backend import (
+    array_namespace,
+    as_float_array,
+    check_int,
+    device_of,
+    to_numpy,
+)
 
 __all__ = [
     "DivergenceError",
@@ -110,30 +115,10 @@ def _check_hyper(lr: Any, momentum: Any, steps: Any, tol: Any) -> tuple:
         ) from None
     if not 0.0 <= lam < 1.0:
         raise ValueError(f"momentum must lie in [0, 1); got {momentum!r}")
-    if isinstance(steps, bool):
-        raise ValueError(f"steps must be a non-negative int; got {steps!r}")
-    try:
-        steps = operator.index(steps)
-    except TypeError:
-        raise ValueError(f"steps must be a non-negative int; got {steps!r}") from None
-    if steps < 0:
-        raise ValueError(f"steps must be a non-negative int; got {steps}")
+    steps = check_int(steps, "steps", low=0)
     if tol is not None:
         tol = _positive_finite(tol, "tol")
     return lr, lam, steps, tol
-
-
-def _as_float_array(x0: Any) -> Any:
-    if not hasattr(x0, "shape") or isinstance(x0, (np.generic, float, int)):
-        x0 = np.asarray(x0, dtype=np.float64)  # lists and Python numbers: NumPy float64
-    xp = array_namespace(x0)
-    if not xp.isdtype(x0.dtype, "real floating"):
-        raise ValueError(
-            f"x0 must be a real floating-point array; got dtype {x0.dtype}"
-        )
-    if not bool(xp.all(xp.isfinite(x0))):
-        raise ValueError("x0 contains NaN or inf; every starting point must be finite")
-    return x0
 
 
 def _norms(g: Any, xp: Any) -> Any:
@@ -236,8 +221,10 @@ def gradient_descent(
     ([2.0, 1.375, 1.0625, 0.90625], 3)
     """
     lr, lam, steps, tol = _check_hyper(lr, momentum, steps, tol)
-    x = _as_float_array(x0)
+    x = as_float_array(x0, "x0")
     xp = array_namespace(x)
+    if not bool(xp.all(xp.isfinite(x))):
+        raise ValueError("x0 contains NaN or inf; every starting point must be finite")
     grad = _first_grad(grad_fn, x, xp)
     g = None  # the momentum buffer g_t; g_0 = 0 is implicit
     path, norms = [x], [_norms(grad, xp)]
@@ -499,11 +486,8 @@ def iterations(n: int, batch_size: int, epochs: int, *, drop_last: bool = False)
     >>> iterations(1000, 20, 5)
     250
     """
-    n, r, e = (operator.index(v) for v in (n, batch_size, epochs))
-    if n < 0 or r < 1 or e < 0:
-        raise ValueError(
-            f"expected n >= 0, batch_size >= 1, epochs >= 0; got {n}, {r}, {e}"
-        )
+    n, r = check_int(n, "n", low=0), check_int(batch_size, "batch_size")
+    e = check_int(epochs, "epochs", low=0)
     return e * (n // r if drop_last else -(-n // r))
 
 
@@ -591,9 +575,7 @@ def sgd(
     from alice_lab.data import batches
 
     lr, lam, _, _ = _check_hyper(lr, momentum, 0, None)
-    epochs = operator.index(epochs)
-    if epochs < 0:
-        raise ValueError(f"epochs must be an int >= 0; got {epochs}")
+    epochs = check_int(epochs, "epochs", low=0)
     velocity = None
     losses, epoch_losses, step = [], [], 0
     bar = None
@@ -850,9 +832,7 @@ def run_data_parallel(
     import tempfile
     from pathlib import Path
 
-    world_size = operator.index(world_size)
-    if world_size < 1:
-        raise ValueError(f"world_size must be an int >= 1; got {world_size}")
+    world_size = check_int(world_size, "world_size")
     timeout = _positive_finite(timeout, "timeout")
     job = {
         "worker": _ship(worker),

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, as_float_array, device_of, to_numpy
 from alice_lab.functional import logsumexp
 
 __all__ = [
@@ -82,19 +82,6 @@ LOTTERY_COUNTS = np.array([[58, 2], [27, 3], [2, 8]])
 # --- helpers --------------------------------------------------------------------------
 
 
-def _floating(x: Any, what: str) -> tuple[Any, Any]:
-    """``(xp, x)`` with lists and Python numbers turned into NumPy float64 and
-    integer arrays cast to float64; other dtypes must be real floating."""
-    if not hasattr(x, "shape") or isinstance(x, np.generic):
-        x = np.asarray(x, dtype=np.float64)
-    xp = array_namespace(x)
-    if xp.isdtype(x.dtype, "bool") or xp.isdtype(x.dtype, "integral"):
-        x = xp.astype(x, xp.float64)
-    elif not xp.isdtype(x.dtype, "real floating"):
-        raise ValueError(f"{what} must be a real array; got dtype {x.dtype}")
-    return xp, x
-
-
 def _param(v: Any, x: Any, xp: Any, name: str) -> Any:
     """A distribution parameter: a Python number, a 0-d array or an array of x's shape
     (no other broadcasting)."""
@@ -138,7 +125,8 @@ def joint_from_counts(counts: Any) -> Any:
     >>> joint_from_counts(LOTTERY_COUNTS)[2, 1]
     np.float64(0.08)
     """
-    xp, c = _floating(counts, "counts")
+    c = as_float_array(counts, "counts")
+    xp = array_namespace(c)
     if c.ndim < 1 or bool(xp.any(c < 0)) or not bool(xp.sum(c) > 0):
         raise ValueError(
             "counts must be a non-empty array of non-negative numbers with a positive "
@@ -158,7 +146,8 @@ def marginal(joint: Any, axis: int) -> Any:
     >>> marginal(joint_from_counts(LOTTERY_COUNTS), axis=1).round(6).tolist()
     [0.6, 0.3, 0.1]
     """
-    xp, j = _floating(joint, "joint")
+    j = as_float_array(joint, "joint")
+    xp = array_namespace(j)
     if j.ndim != 2:
         raise ValueError(f"joint must have shape (a, b); got {tuple(j.shape)}")
     return xp.sum(j, axis=axis)
@@ -178,7 +167,8 @@ def conditional(joint: Any, given_axis: int) -> Any:
     >>> conditional(joint_from_counts(LOTTERY_COUNTS), 0)[2].round(6).tolist()
     [0.2, 0.8]
     """
-    xp, j = _floating(joint, "joint")
+    j = as_float_array(joint, "joint")
+    xp = array_namespace(j)
     if j.ndim != 2 or given_axis not in (0, 1, -1, -2):
         raise ValueError(
             f"expected joint (a, b) and given_axis 0 or 1; got {tuple(j.shape)}, "
@@ -204,8 +194,9 @@ def bayes(likelihood: Any, prior: Any) -> Any:
     >>> bayes(np.array([2 / 87, 8 / 13]), np.array([0.87, 0.13])).round(6).tolist()
     [0.2, 0.8]
     """
-    xp, lik = _floating(likelihood, "likelihood")
-    _, pr = _floating(prior, "prior")
+    lik = as_float_array(likelihood, "likelihood")
+    xp = array_namespace(lik)
+    pr = as_float_array(prior, "prior")
     if pr.ndim != 1 or lik.ndim < 1 or lik.shape[-1] != pr.shape[0]:
         raise ValueError(
             f"expected likelihood (..., k) and prior (k,); got {tuple(lik.shape)} and "
@@ -228,7 +219,8 @@ def is_independent(joint: Any, atol: float = 1e-12) -> bool:
     >>> is_independent(joint_from_counts(LOTTERY_COUNTS))
     False
     """
-    xp, j = _floating(joint, "joint")
+    j = as_float_array(joint, "joint")
+    xp = array_namespace(j)
     outer = xp.sum(j, axis=1)[:, None] * xp.sum(j, axis=0)[None, :]
     return bool(xp.all(xp.abs(j - outer) <= atol))
 
@@ -251,8 +243,9 @@ def numeric_cdf(pdf_values: Any, x: Any) -> Any:
     >>> numeric_cdf(np.ones(5), t).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
-    xp, p = _floating(pdf_values, "pdf_values")
-    _, t = _floating(x, "x")
+    p = as_float_array(pdf_values, "pdf_values")
+    xp = array_namespace(p)
+    t = as_float_array(x, "x")
     if p.ndim != 1 or tuple(p.shape) != tuple(t.shape) or p.shape[0] < 2:
         raise ValueError(
             f"pdf_values and x must both have shape (m,), m >= 2; got "
@@ -279,7 +272,8 @@ def bernoulli_logpmf(x: Any, p: Any) -> Any:
     >>> np.exp(bernoulli_logpmf(np.array([1, 0]), 0.3)).tolist()
     [0.3, 0.7]
     """
-    xp, x = _floating(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if not bool(xp.all((x == 0) | (x == 1))):
         raise ValueError("x must hold only 0s and 1s")
     p = _param(p, x, xp, "p")
@@ -303,8 +297,9 @@ def categorical_logpmf(x: Any, p: Any) -> Any:
     >>> categorical_logpmf(np.array([[0, 1, 0]]), np.array([0.2, 0.5, 0.3])).round(6)
     array([-0.693147])
     """
-    xp, x = _floating(x, "x")
-    _, p = _floating(p, "p")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
+    p = as_float_array(p, "p")
     if (
         x.ndim != 2
         or p.shape[-1:] != x.shape[-1:]
@@ -362,7 +357,8 @@ def categorical_nll(y: Any, probs: Any) -> Any:
     >>> categorical_nll(np.array([1]), np.array([[0.5, 0.25, 0.25]])).round(6).tolist()
     [1.386294]
     """
-    xp, probs = _floating(probs, "probs")
+    probs = as_float_array(probs, "probs")
+    xp = array_namespace(probs)
     if probs.ndim != 2:
         raise ValueError(f"probs must have shape (n, k); got {tuple(probs.shape)}")
     n, k = probs.shape
@@ -400,7 +396,8 @@ def normal_logpdf(x: Any, mu: Any = 0.0, var: Any = 1.0) -> Any:
     >>> float(normal_logpdf(np.array(0.0), 0.0, 1.0))  # -log sqrt(2 pi)
     -0.9189385332046727
     """
-    xp, x = _floating(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     mu = _param(mu, x, xp, "mu")
     var = _param(var, x, xp, "var")
     _positive(var, xp, "var")
@@ -445,8 +442,9 @@ def gaussian_nll(y: Any, f: Any, min_var: float = 1e-6) -> Any:
     >>> round(float(gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0]), 5)
     0.60308
     """
-    xp, y = _floating(y, "y")
-    _, f = _floating(f, "f")
+    y = as_float_array(y, "y")
+    xp = array_namespace(y)
+    f = as_float_array(f, "f")
     if y.ndim != 1 or tuple(f.shape) != (y.shape[0], 2):
         raise ValueError(
             f"expected y (n,) and f (n, 2); got {tuple(y.shape)} and {tuple(f.shape)}"
@@ -481,9 +479,10 @@ def mvn_logpdf(x: Any, mu: Any, Sigma: Any) -> Any:
     >>> round(float(mvn_logpdf(np.zeros(2), np.zeros(2), np.eye(2))), 6)
     -1.837877
     """
-    xp, x = _floating(x, "x")
-    _, mu = _floating(mu, "mu")
-    _, S = _floating(Sigma, "Sigma")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
+    mu = as_float_array(mu, "mu")
+    S = as_float_array(Sigma, "Sigma")
     k = mu.shape[0] if mu.ndim == 1 else -1
     if k < 1 or tuple(S.shape) != (k, k) or x.ndim not in (1, 2) or x.shape[-1] != k:
         raise ValueError(
@@ -533,8 +532,9 @@ def expectation(fx: Any, p: Any) -> Any:
     >>> float(expectation(np.array([1.0, 2.0, 3.0]), np.array([0.6, 0.3, 0.1])))
     1.5
     """
-    xp, fx = _floating(fx, "fx")
-    _, p = _floating(p, "p")
+    fx = as_float_array(fx, "fx")
+    xp = array_namespace(fx)
+    p = as_float_array(p, "p")
     if fx.ndim != 1 or tuple(p.shape) != tuple(fx.shape):
         raise ValueError(
             f"fx and p must both have shape (k,); got {tuple(fx.shape)} and "
@@ -552,7 +552,7 @@ def moment(values: Any, p: Any, order: int) -> Any:
     >>> round(float(moment(np.array([1.0, 2.0, 3.0]), np.array([0.6, 0.3, 0.1]), 2)), 6)
     2.7
     """
-    xp, v = _floating(values, "values")
+    v = as_float_array(values, "values")
     return expectation(v ** int(order), p)
 
 
@@ -577,7 +577,8 @@ def mc_expectation(f: Callable[[Any], Any], samples: Any) -> MCEstimate:
     >>> mc_expectation(lambda x: x, np.array([1.0, 2.0, 3.0])).mean
     2.0
     """
-    xp, s = _floating(samples, "samples")
+    s = as_float_array(samples, "samples")
+    xp = array_namespace(s)
     if s.ndim < 1 or s.shape[0] == 0:
         raise ValueError(
             f"samples must have shape (n, ...) with n >= 1; got {tuple(s.shape)}"
@@ -600,7 +601,8 @@ def running_mean(values: Any) -> Any:
     >>> running_mean(np.array([1.0, 3.0, 2.0])).tolist()
     [1.0, 2.0, 2.0]
     """
-    xp, v = _floating(values, "values")
+    v = as_float_array(values, "values")
+    xp = array_namespace(v)
     if v.ndim != 1:
         raise ValueError(f"values must have shape (n,); got {tuple(v.shape)}")
     t = xp.arange(1, v.shape[0] + 1, dtype=v.dtype, device=device_of(v))
@@ -611,8 +613,9 @@ def running_mean(values: Any) -> Any:
 
 
 def _simplex_pair(p: Any, q: Any) -> tuple[Any, Any, Any]:
-    xp, p = _floating(p, "p")
-    _, q = _floating(q, "q")
+    p = as_float_array(p, "p")
+    xp = array_namespace(p)
+    q = as_float_array(q, "q")
     if p.ndim != 1 or tuple(p.shape) != tuple(q.shape):
         raise ValueError(
             f"p and q must both have shape (k,); got {tuple(p.shape)} and "
@@ -711,7 +714,8 @@ def gaussian_loglik(x: Any, mu: Any, var: Any) -> Any:
     >>> round(float(gaussian_loglik(np.array([0.0, 0.0]), 0.0, 1.0)), 6)
     -1.837877
     """
-    xp, x = _floating(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if x.ndim != 1:
         raise ValueError(f"x must have shape (n,); got {tuple(x.shape)}")
     _positive(_param(var, x[0], xp, "var"), xp, "var")
@@ -730,7 +734,8 @@ def mle_bernoulli(x: Any) -> Any:
     >>> float(mle_bernoulli(np.array([1, 0, 1, 1])))
     0.75
     """
-    xp, x = _floating(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if x.ndim != 1 or x.shape[0] == 0 or not bool(xp.all((x == 0) | (x == 1))):
         raise ValueError("x must be a non-empty (n,) array of 0s and 1s")
     return xp.mean(x)
@@ -748,7 +753,8 @@ def mle_gaussian(x: Any, ddof: int = 0) -> tuple[Any, Any]:
     >>> [float(v) for v in mle_gaussian(np.array([1.0, 3.0]))]
     [2.0, 1.0]
     """
-    xp, x = _floating(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if x.ndim != 1 or x.shape[0] <= int(ddof):
         raise ValueError(
             f"x must have shape (n,) with n > ddof={ddof}; got {tuple(x.shape)}"
@@ -778,7 +784,8 @@ def fit_gaussian_gd(x: Any, *, lr: float = 0.5, steps: int = 200, init=(0.0, 0.0
     """
     from alice_lab.optim import gradient_descent
 
-    xp, x = _floating(x, "x")
+    x = as_float_array(x, "x")
+    xp = array_namespace(x)
     if x.ndim != 1 or x.shape[0] == 0:
         raise ValueError(f"x must have shape (n,) with n >= 1; got {tuple(x.shape)}")
 
@@ -809,8 +816,9 @@ def grid_argmax(objective: Any, grid: Any) -> Any:
     >>> float(grid_argmax(np.array([0.0, 2.0, 1.0]), np.array([0.1, 0.2, 0.3])))
     0.2
     """
-    xp, o = _floating(objective, "objective")
-    _, g = _floating(grid, "grid")
+    o = as_float_array(objective, "objective")
+    xp = array_namespace(o)
+    g = as_float_array(grid, "grid")
     if o.ndim != 1 or tuple(g.shape) != tuple(o.shape) or o.shape[0] == 0:
         raise ValueError(
             f"objective and grid must both have shape (G,), G >= 1; got "
@@ -835,8 +843,9 @@ def grid_posterior(log_lik: Any, log_prior: Any) -> Any:
     >>> np.exp(grid_posterior(np.array([-1e3, -1e3]), np.zeros(2))).round(6).tolist()
     [0.5, 0.5]
     """
-    xp, ll = _floating(log_lik, "log_lik")
-    _, lp = _floating(log_prior, "log_prior")
+    ll = as_float_array(log_lik, "log_lik")
+    xp = array_namespace(ll)
+    lp = as_float_array(log_prior, "log_prior")
     if ll.ndim != 1 or tuple(lp.shape) != tuple(ll.shape) or ll.shape[0] == 0:
         raise ValueError(
             f"log_lik and log_prior must both have shape (G,), G >= 1; got "
@@ -853,7 +862,7 @@ def grid_posterior(log_lik: Any, log_prior: Any) -> Any:
 
 
 def _counts(data: Any) -> tuple[int, int]:
-    x = np.asarray(data.detach().cpu() if hasattr(data, "detach") else data)
+    x = to_numpy(data)
     if x.ndim != 1 or not np.all((x == 0) | (x == 1)):
         raise ValueError(f"data must be a (n,) array of 0s and 1s; got shape {x.shape}")
     return int(x.sum()), int(x.shape[0])
@@ -910,9 +919,7 @@ def normal_mean_posterior(
     """
     if not (var0 > 0 and var > 0):
         raise ValueError(f"variances must be > 0; got var0={var0!r}, var={var!r}")
-    x = np.asarray(
-        data.detach().cpu() if hasattr(data, "detach") else data, dtype=float
-    )
+    x = to_numpy(data).astype(np.float64)
     if x.ndim != 1:
         raise ValueError(f"data must have shape (n,); got {x.shape}")
     prec = 1.0 / var0 + x.shape[0] / var

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, check_int, device_of
 
 __all__ = [
     "EarlyStopping",
@@ -211,8 +211,7 @@ class EarlyStopping:
     """
 
     def __init__(self, patience: int, *, mode: str = "max", rule: str = "best"):
-        if not isinstance(patience, int) or patience < 1:
-            raise ValueError(f"patience must be a positive int; got {patience!r}")
+        patience = check_int(patience, "patience")
         if mode not in ("max", "min") or rule not in ("best", "book"):
             raise ValueError(
                 f"mode must be 'max'/'min' and rule 'best'/'book'; got "

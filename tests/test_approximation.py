@@ -290,14 +290,17 @@ def test_staircase_under_jax_jit():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: ap.bins(0, DOMAIN), r"m must be an int >= 1; got 0"),
+        (lambda: ap.bins(0, DOMAIN), r"m must be an int >= 1 .*; got 0"),
         (lambda: ap.bins(1, DOMAIN, "linspace"), r"needs m >= 2"),
         (lambda: ap.bins(3.0, DOMAIN), r"m must be an int"),
         (lambda: ap.bins(3, (1.0, 0.0)), r"lo < hi"),
         (lambda: ap.bins(3, DOMAIN, "edges"), r"convention must be one of"),
         (lambda: ap.bin_fn(0.5, 1.0, 0.5, 0.0), r"delta must be a finite number > 0"),
         (lambda: ap.neuron(0.5, 1.0, float("nan"), 0.0), r"w must be a finite number"),
-        (lambda: ap.sigmoid(np.arange(3)), r"real floating-point array; got int64"),
+        (
+            lambda: ap.sigmoid(np.ones(3, dtype=complex)),
+            r"x must be a real \(integer or floating\) array; got dtype complex128",
+        ),
         (
             lambda: ap.staircase(np.zeros(3), [0.5, 1.5], 1.0, [1.0]),
             r"heights must have shape \(2,\); got \(1,\)",

@@ -288,7 +288,7 @@ def test_linear_jacobian_against_frameworks(rng):
     np.testing.assert_allclose(C.vjp_linear_wrt_W(v, x), Wt.grad.numpy())
     with pytest.raises(ValueError, match=r"x must be a vector \(d\)"):
         C.jacobian_linear_wrt_W(np.ones((2, 2)), 3)
-    with pytest.raises(ValueError, match="o must be a positive int"):
+    with pytest.raises(ValueError, match=r"o must be an int >= 1 \(a positive"):
         C.jacobian_linear_wrt_W(x, 0)
     with pytest.raises(ValueError, match=r"vectors \(o\) and \(d\)"):
         C.vjp_linear_wrt_W(v[:, None], x)

@@ -69,9 +69,10 @@ def test_logit_rejects_non_probabilities(bad):
         logit(np.array(bad))
 
 
-def test_logit_and_sigmoid_reject_integers():
-    with pytest.raises(ValueError, match="real floating"):
-        sigmoid(np.array([1, 2]))
+def test_sigmoid_casts_integers_and_logit_checks_eps():
+    np.testing.assert_allclose(
+        sigmoid(np.array([1, 2])), 1 / (1 + np.exp(-np.array([1.0, 2.0]))), rtol=1e-15
+    )
     with pytest.raises(ValueError, match="eps must lie"):
         logit(np.array([0.5]), eps=0.7)
 

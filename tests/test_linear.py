@@ -358,7 +358,10 @@ def test_predict_helpers():
             "method must be one of",
         ),
         (lambda: L.least_squares(np.eye(2), np.ones(2), ridge=-1.0), "ridge must be"),
-        (lambda: L.least_squares(np.eye(2, dtype=int), np.ones(2)), "real floating"),
+        (
+            lambda: L.least_squares(np.eye(2, dtype=complex), np.ones(2)),
+            "X must be a real",
+        ),
         (
             lambda: L.linear_model(np.zeros((3, 2)), np.zeros(3)),
             r"w must have shape \(2,\)",

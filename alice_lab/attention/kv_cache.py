@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.attention.scoring import _as_array, scaled_dot_product_attention
-from alice_lab.backend import array_namespace
+from alice_lab.attention.scoring import scaled_dot_product_attention
+from alice_lab.backend import array_namespace, as_float_array
 
 __all__ = ["KVCache", "kv_cache_bytes"]
 
@@ -48,7 +48,7 @@ class KVCache:
         self.K = self.V = None
 
     def append(self, k_new: Any, v_new: Any) -> tuple[Any, Any]:
-        k_new, v_new = _as_array(k_new), _as_array(v_new)
+        k_new, v_new = as_float_array(k_new, "k_new"), as_float_array(v_new, "v_new")
         if k_new.ndim < 2 or v_new.ndim < 2 or k_new.shape[-2] != v_new.shape[-2]:
             raise ValueError(
                 "k_new and v_new must be (..., t_new, d) and (..., t_new, dv) with the "

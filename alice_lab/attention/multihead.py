@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.attention.scoring import _as_array, scaled_dot_product_attention
-from alice_lab.backend import array_namespace
+from alice_lab.attention.scoring import scaled_dot_product_attention
+from alice_lab.backend import array_namespace, as_float_array
 
 __all__ = [
     "cross_attention",
@@ -46,7 +46,7 @@ def split_heads(X: Any, heads: int) -> Any:
     >>> split_heads(np.zeros((5, 6)), 3).shape
     (3, 5, 2)
     """
-    X = _as_array(X)
+    X = as_float_array(X, "X")
     xp = array_namespace(X)
     n, hk = X.shape[-2], X.shape[-1]
     if heads < 1 or hk % heads:
@@ -70,7 +70,7 @@ def qkv_projections(X: Any, Wq: Any, Wk: Any, Wv: Any, *, fused: bool = False):
     r"""``(Q, K, V) = (X Wq, X Wk, X Wv)`` (E.10.8-10); ``fused=True`` computes
     :math:`\mathbf{X}[\mathbf{W}_k \| \mathbf{W}_v \| \mathbf{W}_q]` in one product and
     splits it (line 5140). X (..., n, e), W (e, k/v)."""
-    X = _as_array(X)
+    X = as_float_array(X, "X")
     e = X.shape[-1]
     for name, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
         if W.ndim != 2 or W.shape[0] != e:
@@ -209,8 +209,8 @@ def multi_head_attention(
     >>> multi_head_attention(np.ones((5, 8)), p, heads=2).shape
     (5, 8)
     """
-    X = _as_array(X)
-    Z = X if Z is None else _as_array(Z)
+    X = as_float_array(X, "X")
+    Z = X if Z is None else as_float_array(Z, "Z")
     _check_params(params, X.shape[-1], Z.shape[-1], heads, shared_kv=False)
     Q = split_heads(_proj(X, params, "Wq", "bq"), heads)
     K = split_heads(_proj(Z, params, "Wk", "bk"), heads)
@@ -235,7 +235,7 @@ def multi_query_attention(
     """Multi-query attention: h query heads ``Wq (e, h·k)``, one shared key and value
     projection ``Wk (e, k)``, ``Wv (e, v)``, ``Wo (h·v, o)``. X (..., n, e) ->
     (..., n, o). The KV cache is h times smaller than MHA's."""
-    X = _as_array(X)
+    X = as_float_array(X, "X")
     _check_params(params, X.shape[-1], X.shape[-1], heads, shared_kv=True)
     xp = array_namespace(X)
     Q = split_heads(_proj(X, params, "Wq", "bq"), heads)  # (..., h, n, k)

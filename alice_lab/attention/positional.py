@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.attention.scoring import _as_array, _check_kv, _check_qk, _scale
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.attention.scoring import _check_kv, _check_qk, _scale
+from alice_lab.backend import array_namespace, as_float_array, check_int, device_of
 
 __all__ = [
     "add_positional",
@@ -43,16 +43,6 @@ __all__ = [
 ]
 
 
-def _pos_int(x: Any, name: str) -> int:
-    try:
-        v = int(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive integer; got {x!r}") from None
-    if v != x or v < 1:
-        raise ValueError(f"{name} must be a positive integer; got {x!r}")
-    return v
-
-
 def frequencies(
     d: int, *, base: float = 10000.0, exponent: str = "vaswani", variant: str = "sincos"
 ) -> np.ndarray:
@@ -62,7 +52,7 @@ def frequencies(
     pairs (or :math:`\mathrm{base}^{-l/d}` for the d sines of ``variant="sin"``).
     ``exponent="book"``: :math:`\omega_l = \mathrm{base}^{-l/d}` (line 5416).
     """
-    d = _pos_int(d, "d")
+    d = check_int(d, "d")
     count = d if variant == "sin" else d // 2
     l = np.arange(count, dtype=np.float64)  # noqa: E741
     step = 1.0 if (exponent == "book" or variant == "sin") else 2.0
@@ -89,8 +79,8 @@ def sinusoidal_positions(
     >>> sinusoidal_positions(2, 4).round(4).tolist()
     [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.01, 1.0]]
     """
-    n = _pos_int(n, "n")
-    d = _pos_int(d, "d")
+    n = check_int(n, "n")
+    d = check_int(d, "d")
     if variant not in ("sincos", "sin"):
         raise ValueError(f"variant must be 'sincos' or 'sin'; got {variant!r}")
     if variant == "sincos" and d % 2:
@@ -106,13 +96,13 @@ def sinusoidal_positions(
 
 def linear_scalar_positions(m: int) -> np.ndarray:
     """The poor choice of line 5350: position i as the scalar i/m, ``(m, 1)``."""
-    m = _pos_int(m, "m")
+    m = check_int(m, "m")
     return (np.arange(m, dtype=np.float64) / m)[:, None]
 
 
 def one_hot_positions(m: int) -> np.ndarray:
     """The other poor choice (line 5352): one-hot positions, ``(m, m)``."""
-    return np.eye(_pos_int(m, "m"))
+    return np.eye(check_int(m, "m"))
 
 
 def add_positional(X: Any, S: Any) -> Any:
@@ -122,7 +112,7 @@ def add_positional(X: Any, S: Any) -> Any:
     >>> add_positional(np.zeros((2, 3)), np.ones((4, 3))).tolist()
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    X = _as_array(X)
+    X = as_float_array(X, "X")
     n, e = X.shape[-2], X.shape[-1]
     if S.ndim != 2 or S.shape[1] != e:
         raise ValueError(
@@ -144,7 +134,7 @@ def toeplitz_bias(b: Any, n: int) -> np.ndarray:
     """``B (n, n)`` with ``B[i, j] = b[i - j + n - 1]`` for a vector ``b`` of the
     2n - 1 offsets -(n-1) … n-1 (an offset-only bias; line 5456)."""
     b = np.asarray(b, dtype=np.float64)
-    n = _pos_int(n, "n")
+    n = check_int(n, "n")
     if b.shape != (2 * n - 1,):
         raise ValueError(
             f"b must hold one value per offset, shape (2n - 1,) = ({2 * n - 1},); got "
@@ -156,7 +146,7 @@ def toeplitz_bias(b: Any, n: int) -> np.ndarray:
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """ALiBi's fixed geometric slopes :math:`2^{-8i/h}`, i = 1..h (Press et al.)."""
-    h = _pos_int(n_heads, "n_heads")
+    h = check_int(n_heads, "n_heads")
     return 2.0 ** (-8.0 * np.arange(1, h + 1) / h)
 
 
@@ -171,8 +161,8 @@ def alibi_bias(
     >>> alibi_bias(3, 1, slopes=[1.0])[0].tolist()
     [[-0.0, -1.0, -2.0], [-1.0, -0.0, -1.0], [-2.0, -1.0, -0.0]]
     """
-    n = _pos_int(n, "n")
-    h = _pos_int(n_heads, "n_heads")
+    n = check_int(n, "n")
+    h = check_int(n_heads, "n_heads")
     s = alibi_slopes(h) if slopes is None else np.asarray(slopes, dtype=np.float64)
     if s.shape != (h,):
         raise ValueError(f"slopes must have shape (n_heads,) = ({h},); got {s.shape}")
@@ -189,7 +179,7 @@ def relative_bias_attention(Q: Any, K: Any, V: Any, B: Any, *, scale: Any = None
     \mathbf{V}` with a bias ``B (..., n, m)`` (relative embeddings, line 5456)."""
     from alice_lab.attention.scoring import scaled_dot_product_attention
 
-    Q, K, V = _as_array(Q), _as_array(K), _as_array(V)
+    Q, K, V = as_float_array(Q, "Q"), as_float_array(K, "K"), as_float_array(V, "V")
     _check_qk(Q, K)
     _check_kv(K, V)
     _scale(scale, Q.shape[-1])
@@ -210,7 +200,7 @@ def rope(
     >>> rope(np.array([[1.0, 0.0], [1.0, 0.0]])).round(4).tolist()
     [[1.0, 0.0], [0.5403, 0.8415]]
     """
-    X = _as_array(X)
+    X = as_float_array(X, "X")
     xp = array_namespace(X)
     n, d = X.shape[-2], X.shape[-1]
     if d % 2:

@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from alice_lab.attention.scoring import attention_weights
+from alice_lab.backend import to_numpy
 
 __all__ = ["MultiHeadAttention", "sdpa"]
 
@@ -142,7 +143,7 @@ class MultiHeadAttention(nn.Module):
             ("v", self.v_proj),
             ("o", self.out_proj),
         ):
-            p["W" + name] = lin.weight.detach().cpu().numpy().T.copy()
+            p["W" + name] = to_numpy(lin.weight).T.copy()
             if lin.bias is not None:
-                p["b" + name] = lin.bias.detach().cpu().numpy().copy()
+                p["b" + name] = to_numpy(lin.bias).copy()
         return p

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab.autodiff import ops
+from alice_lab.backend import to_numpy
 
 # TrainableSwishFunction, TrainableSwish and trainable_swish_jax are built on first
 # access (module __getattr__), so that importing this module imports neither framework.
@@ -222,4 +223,4 @@ def train_mlp_torch(
             for p, g in zip(flat, grads, strict=True):
                 p -= lr * g
         losses.append(float(loss.detach()))
-    return [(W.detach().numpy(), b.detach().numpy()) for W, b in tp], losses
+    return [(to_numpy(W), to_numpy(b)) for W, b in tp], losses

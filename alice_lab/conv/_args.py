@@ -12,28 +12,18 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, check_int, device_of
 
 __all__ = ["ConvSpec", "conv_spec", "pad_spatial", "tuple_of"]
 
 
 def tuple_of(value: Any, d: int, name: str) -> tuple[int, ...]:
     """``value`` as a tuple of ``d`` positive ints (an int is repeated)."""
-    if isinstance(value, bool):
+    if not isinstance(value, (tuple, list)):
+        return (check_int(value, name),) * d
+    if len(value) != d:
         raise ValueError(f"{name} must be a positive int or {d} of them; got {value!r}")
-    if isinstance(value, int):
-        out = (value,) * d
-    else:
-        out = tuple(value)
-        if len(out) != d or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in out
-        ):
-            raise ValueError(
-                f"{name} must be a positive int or {d} of them; got {value!r}"
-            )
-    if any(v < 1 for v in out):
-        raise ValueError(f"{name} must be positive; got {value!r}")
-    return out
+    return tuple(check_int(v, name) for v in value)
 
 
 def _padding(
@@ -127,8 +117,7 @@ def conv_spec(
         )
     if any(n == 0 for n in W.shape):
         raise ValueError(f"conv{d}d got an empty kernel W of shape {tuple(W.shape)}")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-        raise ValueError(f"groups must be a positive int; got {groups!r}")
+    groups = check_int(groups, "groups")
     c_in, c_out = X.shape[-1], W.shape[-1]
     if c_in != W.shape[-2] * groups:
         raise ValueError(

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, check_int
 from alice_lab.graphs.matrices import (
     _check_features,
     _is_scipy_sparse,
@@ -96,8 +96,7 @@ def diffusion(
     [2.0, 1.0]
     """
     _check_features(A, X)
-    if int(steps) < 0:
-        raise ValueError(f"steps must be >= 0; got {steps}")
+    steps = check_int(steps, "steps", low=0)
     if isinstance(A, np.ndarray) and sparse is not False and A.ndim == 2:
         if sparse is True or A.shape[0] >= MIN_SPARSE_NODES:
             mask = A != 0
@@ -105,7 +104,7 @@ def diffusion(
             if sparse is True or nnz < density_threshold * A.shape[0] ** 2:
                 A = _dense_to_csr(A, mask)
     out = [X] if return_all else None
-    for _ in range(int(steps)):
+    for _ in range(steps):
         X = A @ X
         if out is not None:
             out.append(X)
@@ -143,12 +142,13 @@ def heat_diffusion(
     """
     _check_features(A, x)
     check_adjacency(A, nonnegative=True)
+    steps = check_int(steps, "steps", low=0)
     L = laplacian(A)
     if eps is None:
         dmax = float(np.max(np.asarray(degree(A)))) if A.shape[0] else 0.0
         eps = 1.0 / (2.0 * dmax) if dmax > 0 else 0.0
     out = [x]
-    for _ in range(int(steps)):
+    for _ in range(steps):
         x = x - eps * (L @ x)
         out.append(x)
     return np.stack([np.asarray(v) for v in out]) if return_all else x

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, check_int
 from alice_lab.graphs.matrices import (
     check_adjacency,
     is_sparse,
@@ -54,13 +54,12 @@ def random_walk_pe(A: Any, k: int) -> Any:
     [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
     """
     check_adjacency(A, nonnegative=True)
-    if int(k) < 1:
-        raise ValueError(f"k must be >= 1; got {k}")
+    k = check_int(k, "k")
     R = _dense_float(random_walk_matrix(A))
     xp = array_namespace(R)
     P = R
     cols = [xp.linalg.diagonal(P)]
-    for _ in range(int(k) - 1):
+    for _ in range(k - 1):
         P = P @ R
         cols.append(xp.linalg.diagonal(P))
     return xp.stack(cols, axis=1)
@@ -71,11 +70,12 @@ def laplacian_pe(A: Any, k: int) -> Any:
     positional encoding defined up to the sign of each column (line 6317). Any backend
     with ``linalg.eigh``; the result is on A's backend (dense)."""
     n = check_adjacency(A, nonnegative=True)
-    if not 1 <= int(k) < n:
+    k = check_int(k, "k")
+    if k >= n:
         raise ValueError(f"k must lie in 1..{n - 1}; got {k}")
     L = _dense_float(laplacian(A, normalized=True))
     _, vecs = array_namespace(L).linalg.eigh(L)
-    return vecs[:, 1 : int(k) + 1]
+    return vecs[:, 1 : k + 1]
 
 
 def init_graph_transformer(

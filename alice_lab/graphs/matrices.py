@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, device_of, to_numpy
 
 __all__ = [
     "add_self_loops",
@@ -136,8 +136,7 @@ def adjacency(edges: Any, n: int, *, undirected: bool = True, weights: Any = Non
 def is_undirected(A: Any, *, atol: float = 0.0) -> bool:
     r"""True when :math:`\mathbf{A}^\top = \mathbf{A}` (line 5965)."""
     check_adjacency(A)
-    D = np.asarray(to_dense(A)) if not hasattr(A, "detach") else A.detach().cpu()
-    D = np.asarray(D)
+    D = to_numpy(to_dense(A))
     return bool(np.allclose(D, D.T, rtol=0, atol=atol))
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from alice_lab.backend import to_numpy
 from alice_lab.graphs.layers import gat_layer, gcn_layer
 from alice_lab.graphs.matrices import normalized_adjacency
 
@@ -96,7 +97,7 @@ class GAT(nn.Module):
 
 def accuracy(logits: torch.Tensor, y: Any, mask: Any = None) -> float:
     """Fraction of the (masked) nodes whose argmax equals the label."""
-    pred = logits.argmax(1).cpu().numpy()
+    pred = to_numpy(logits.argmax(1))
     y = np.asarray(y)
     m = np.ones(len(y), bool) if mask is None else np.asarray(mask, bool)
     return float(np.mean(pred[m] == y[m]))

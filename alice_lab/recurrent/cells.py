@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, device_of, to_numpy
 from alice_lab.functional import sigmoid
 
 __all__ = [
@@ -323,7 +323,7 @@ def params_from_torch(module: Any, *, layer: int = 0, suffix: str = "") -> dict:
         name = key if hasattr(module, key) else f"{key}_l{layer}{suffix}"
         t = getattr(module, name, None)
         if t is not None:
-            out[key] = t.detach().cpu().double().numpy()
+            out[key] = to_numpy(t).astype("float64")
     if "weight_ih" not in out:
         raise ValueError(f"{type(module).__name__} has no recurrent weights")
     return out

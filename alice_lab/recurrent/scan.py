@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, as_float_array
 
 __all__ = [
     "ALGORITHMS",
@@ -221,19 +221,6 @@ def linear_recurrence_op(earlier: tuple, later: tuple) -> tuple:
     return a2 * a1, a2 * b1 + b2
 
 
-def _array_pair(a: Any, b: Any) -> tuple[Any, Any, Any]:
-    """``a``, ``b`` as arrays of one namespace (lists and scalars become NumPy; a
-    Python-scalar ``a`` joins ``b``'s namespace) and that namespace."""
-    if not hasattr(b, "shape"):
-        b = np.asarray(b)
-    xp = array_namespace(b)
-    if not hasattr(a, "shape"):
-        scalar = isinstance(a, (int, float))
-        a = xp.asarray(a, dtype=b.dtype) if scalar else np.asarray(a)
-    xp = array_namespace(a, b)
-    return xp, a, b
-
-
 def linear_recurrence(
     a: Any, b: Any, h0: Any = None, *, method: str = "sequential"
 ) -> Any:
@@ -245,7 +232,9 @@ def linear_recurrence(
     >>> linear_recurrence([0.5, 0.5, 0.5], [1.0, 1.0, 1.0], method="parallel").tolist()
     [1.0, 1.5, 1.75]
     """
-    xp, a, b = _array_pair(a, b)
+    b = as_float_array(b, "b", complex_ok=True)
+    a = as_float_array(a, "a", like=b, complex_ok=True)  # a number or list joins b
+    xp = array_namespace(a, b)
     if b.ndim == 0 or b.shape[0] == 0:
         raise ValueError(f"expected b of shape (n, ...) with n >= 1; got {b.shape}")
     if a.ndim < b.ndim:
@@ -255,9 +244,7 @@ def linear_recurrence(
             f"a and b must have one shape (n, ...); got {a.shape}, {b.shape}"
         )
     if method not in ("sequential", "parallel"):
-        raise ValueError(
-            f"method must be 'sequential' or 'parallel'; got {method!r}"
-        )
+        raise ValueError(f"method must be 'sequential' or 'parallel'; got {method!r}")
     if h0 is not None:  # fold h0 into the first input
         first = a[0, ...] * h0 + b[0, ...]
         b = xp.concat([xp.expand_dims(first, axis=0), b[1:, ...]], axis=0)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, as_float_array
 from alice_lab.recurrent.scan import associative_scan, linear_recurrence
 
 __all__ = [
@@ -327,18 +327,21 @@ def selective_ssm(
     ``A_bar (c, e)`` must be negative (so every decay lies in (0, 1), line 6823's
     footnote); W_B, W_C (e, c); W_delta (c, c); b_delta, D (c,). ``method``: "recurrent"
     or "scan" (time-varying coefficients: still a scan, no longer a convolution).
-    Any array-API backend (all arrays from one backend; lists become NumPy float64).
+    Any array-API backend, all arrays from one library (a list X becomes NumPy float64
+    and list parameters join X's library: :func:`alice_lab.backend.as_float_array`).
     """
-    X = X if hasattr(X, "shape") else np.asarray(X, dtype=float)
+    X = as_float_array(X, "X")
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"X must have shape (n, c) with n >= 1; got {tuple(X.shape)}")
     xp = array_namespace(X)
-    if not xp.isdtype(X.dtype, "real floating"):
-        X = xp.astype(X, xp.float64)
     n, c = X.shape
     A_bar, W_B, W_C, W_delta, b_delta = (
-        xp.asarray(M, dtype=X.dtype) if not hasattr(M, "shape") else M
-        for M in (A_bar, W_B, W_C, W_delta, b_delta)
+        as_float_array(M, name, like=X)
+        for M, name in zip(
+            (A_bar, W_B, W_C, W_delta, b_delta),
+            ("A_bar", "W_B", "W_C", "W_delta", "b_delta"),
+            strict=True,
+        )
     )
     if A_bar.ndim != 2 or A_bar.shape[0] != c:
         raise ValueError(f"A_bar must have shape ({c}, e); got {tuple(A_bar.shape)}")

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import to_numpy
+from alice_lab.backend import check_int, to_numpy
 
 __all__ = [
     "beam_search",
@@ -58,8 +58,7 @@ def _check_options(temperature, top_k, top_p, V=None) -> None:
     if not np.isfinite(temperature) or temperature < 0:
         raise ValueError(f"temperature must be a finite number >= 0; got {temperature}")
     if top_k is not None:
-        if isinstance(top_k, bool) or int(top_k) != top_k or top_k < 1:
-            raise ValueError(f"top_k must be an int >= 1 or None; got {top_k!r}")
+        check_int(top_k, "top_k")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must lie in (0, 1] or be None; got {top_p}")
 
@@ -137,9 +136,7 @@ def _prompt(prompt) -> list[int]:
 
 
 def _steps(n, name="max_new_tokens") -> int:
-    if isinstance(n, bool) or int(n) != n or n < 0:
-        raise ValueError(f"{name} must be an int >= 0; got {n!r}")
-    return int(n)
+    return check_int(n, name, low=0)
 
 
 def generate(
@@ -217,8 +214,7 @@ def beam_search(
     tokens. If ``stats`` is a dict, ``stats["candidates"]`` counts scored extensions
     (at most ``T·k·V``).
     """
-    if isinstance(beam_width, bool) or int(beam_width) != beam_width or beam_width < 1:
-        raise ValueError(f"beam_width must be an int >= 1; got {beam_width!r}")
+    check_int(beam_width, "beam_width")
     beams: list[tuple[float, list[int]]] = [(0.0, _prompt(prompt))]
     count = 0
     for _ in range(_steps(max_new_tokens)):

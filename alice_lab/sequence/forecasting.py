@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, check_int
 
 __all__ = [
     "autoregressive_rollout",
@@ -70,10 +70,7 @@ def make_windows(series, t: int, *, horizon: int = 1) -> tuple[np.ndarray, np.nd
     ([[0.0, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0]], [3.0, 4.0, 5.0])
     """
     s = _series(series)
-    if isinstance(t, bool) or int(t) != t or t < 1 or horizon < 1:
-        raise ValueError(
-            f"t and horizon must be ints >= 1; got t={t!r}, horizon={horizon!r}"
-        )
+    t, horizon = check_int(t, "t"), check_int(horizon, "horizon")
     n = s.shape[0] - int(t) - int(horizon) + 1
     if n < 1:
         raise ValueError(

@@ -18,13 +18,12 @@ Book: §8.2.1 (variable-length inputs) and §8.2.2 (embeddings).
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 from alice_lab import functional
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, check_int, device_of
 
 __all__ = [
     "Embedding",
@@ -35,18 +34,6 @@ __all__ = [
     "one_hot",
     "pad_sequences",
 ]
-
-
-def _as_int(v, name: str, low: int = 0) -> int:
-    if isinstance(v, bool):
-        raise ValueError(f"{name} must be an int >= {low}; got {v!r}")
-    try:
-        v = operator.index(v)
-    except TypeError:
-        raise ValueError(f"{name} must be an int >= {low}; got {v!r}") from None
-    if v < low:
-        raise ValueError(f"{name} must be an int >= {low}; got {v}")
-    return v
 
 
 def pad_sequences(
@@ -81,7 +68,7 @@ def pad_sequences(
             )
     t_max = max(lengths)
     if max_len is not None:
-        t_max = _as_int(max_len, "max_len", max(lengths))
+        t_max = check_int(max_len, "max_len", low=max(lengths))
     dtype = np.result_type(*arrays, np.asarray(padding_value))
     out = np.full((len(arrays), t_max, *tail), padding_value, dtype=dtype)
     for i, a in enumerate(arrays):
@@ -107,7 +94,11 @@ def length_mask(lengths, t_max: int | None = None, *, like: Any = None) -> Any:
         )
     if not np.issubdtype(lens.dtype, np.integer) or (lens < 1).any():
         raise ValueError(f"lengths must be positive ints; got {lens.tolist()}")
-    t = int(lens.max()) if t_max is None else _as_int(t_max, "t_max", int(lens.max()))
+    t = (
+        int(lens.max())
+        if t_max is None
+        else check_int(t_max, "t_max", low=int(lens.max()))
+    )
     m = (np.arange(t)[None, :] < lens[:, None]).astype(np.float64)
     if like is None:
         return m
@@ -157,7 +148,7 @@ def one_hot(ids: Any, n: int, *, dtype: Any = None) -> Any:
     if isinstance(ids, list | tuple):
         ids = np.asarray(ids)
     xp = array_namespace(ids)
-    n = _as_int(n, "n", 1)
+    n = check_int(n, "n")
     _check_ids(ids, n, xp)
     # chapter 4's one_hot (labels (m,) -> (m, n)) on the flattened ids
     flat = functional.one_hot(xp.reshape(ids, (-1,)), n, dtype=dtype)
@@ -193,7 +184,7 @@ class Embedding:
     """
 
     def __init__(self, n: int, e: int, *, rng: np.random.Generator | None = None):
-        n, e = _as_int(n, "n", 1), _as_int(e, "e", 1)
+        n, e = check_int(n, "n"), check_int(e, "e")
         rng = np.random.default_rng(0) if rng is None else rng
         self.E = rng.standard_normal((n, e))  # as torch.nn.Embedding: N(0, 1)
 
@@ -223,7 +214,7 @@ def nearest_neighbors(
         raise ValueError(
             f"expected E (n, e) and query (e,); got {E.shape} and {q.shape}"
         )
-    k = _as_int(k, "k", 1)
+    k = check_int(k, "k")
     if metric == "cosine":
         score = -(E @ q) / (np.linalg.norm(E, axis=1) * np.linalg.norm(q) + 1e-12)
     elif metric == "euclidean":

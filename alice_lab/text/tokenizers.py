@@ -24,6 +24,8 @@ from collections import Counter
 
 import numpy as np
 
+from alice_lab.backend import check_int
+
 __all__ = [
     "BPETokenizer",
     "CharTokenizer",
@@ -62,11 +64,7 @@ def pydoc_corpus(max_chars: int | None = None) -> str:
     """
     text = "\n".join(pydoc_topics().values())
     if max_chars is not None:
-        if int(max_chars) < 1:
-            raise ValueError(
-                f"max_chars must be a positive int or None; got {max_chars}"
-            )
-        text = text[: int(max_chars)]
+        text = text[: check_int(max_chars, "max_chars")]
     return text
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from alice_lab import activations
 from alice_lab.attention.multihead import merge_heads, multi_head_attention, split_heads
 from alice_lab.attention.scoring import scaled_dot_product_attention
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, to_numpy
 from alice_lab.normalization import layer_norm  # re-exported: the chapter-9 one
 
 __all__ = [
@@ -293,7 +293,7 @@ def swiglu_mlp(X: Any, A: Any, B: Any, W: Any) -> Any:
 
 
 def _np(t) -> np.ndarray:
-    return t.detach().cpu().double().numpy()
+    return to_numpy(t).astype(np.float64)
 
 
 def _attn_from_torch(mha) -> dict:

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from alice_lab.backend import to_numpy
 from alice_lab.transformer.models import DecoderOnly
 
 __all__ = ["GPT", "TrainResult", "generate", "lm_batches", "train_gpt"]
@@ -79,7 +80,7 @@ def generate(
             logits = model(torch.tensor([window], device=device), caches)[0, -1]
             if len(tokens) >= model.context:
                 caches = None  # the next step slides the window: recompute
-        row = logits.double().cpu().numpy()
+        row = to_numpy(logits).astype(np.float64)
         all_logits.append(row)
         tokens.append(_sample(row, temperature, top_k, top_p, rng))
     return (tokens, np.stack(all_logits)) if return_logits else tokens

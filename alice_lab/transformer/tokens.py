@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np  # noqa: F401  (doctests)
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, check_int
 
 __all__ = [
     "add_class_token",
@@ -41,8 +41,7 @@ def _image_shape(x: Any, p: int) -> tuple[bool, int, int, int, int]:
     single = x.ndim == 3
     b = 1 if single else x.shape[0]
     h, w, c = x.shape[-3:]
-    if isinstance(p, bool) or int(p) != p or p < 1:
-        raise ValueError(f"patch size must be a positive int; got {p!r}")
+    p = check_int(p, "patch size p")
     if h % p or w % p:
         raise ValueError(
             f"image size {h}×{w} is not divisible by the patch size {p}: expected "
