@@ -290,7 +290,9 @@ def test_bad_inputs_raise_value_errors_that_say_what_was_expected(rng):
         A.multi_head_attention(np.zeros((3, 8)), p, heads=3)
     with pytest.raises(ValueError, match="same per-head dimension"):
         A.multi_head_attention(np.zeros((3, 8)), dict(p, Wk=np.zeros((8, 6))), heads=2)
-    with pytest.raises(ValueError, match="chunk_size must be a positive integer"):
+    with pytest.raises(
+        ValueError, match=r"chunk_size must be an int >= 1 \(a positive"
+    ):
         A.chunked_attention(Q, K, V, chunk_size=0)
     with pytest.raises(ValueError, match="d must be even"):
         A.rope(np.zeros((3, 5)))

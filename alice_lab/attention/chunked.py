@@ -26,20 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.attention.scoring import _as_array, _check_kv, _check_qk, _scale
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.attention.masks import check_causal_sizes
+from alice_lab.attention.scoring import _check_kv, _check_qk, _scale
+from alice_lab.backend import array_namespace, as_float_array, check_int, device_of
 
 __all__ = ["chunked_attention"]
-
-
-def _positive(k: Any, name: str) -> int:
-    try:
-        v = int(k)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive integer; got {k!r}") from None
-    if v != k or v < 1:
-        raise ValueError(f"{name} must be a positive integer; got {k!r}")
-    return v
 
 
 def chunked_attention(
@@ -62,7 +53,7 @@ def chunked_attention(
     chunk_size : keys per chunk (any positive integer; the last chunk may be short).
     causal : key j is visible to query i when j <= i + m - n (as in
         :func:`~alice_lab.attention.causal_mask`); chunks entirely in the future are
-        skipped.
+        skipped. More queries than keys (n > m) raise ``ValueError``.
     scale : default :math:`1/\sqrt{d}`.
     query_chunk_size : queries per block; default all n queries at once (one
         ``(n, chunk)`` tile), or ``chunk_size`` when ``causal``.
@@ -81,16 +72,18 @@ def chunked_attention(
     >>> bool(np.allclose(chunked_attention(Q, K, V, chunk_size=3), sdpa(Q, K, V)))
     True
     """
-    Q, K, V = _as_array(Q), _as_array(K), _as_array(V)
+    Q, K, V = as_float_array(Q, "Q"), as_float_array(K, "K"), as_float_array(V, "V")
     _check_qk(Q, K)
     _check_kv(K, V)
     xp = array_namespace(Q, K, V)
     n, m, d = Q.shape[-2], K.shape[-2], Q.shape[-1]
-    kc = _positive(chunk_size, "chunk_size")
+    if causal:
+        check_causal_sizes(n, m)
+    kc = check_int(chunk_size, "chunk_size")
     if query_chunk_size is None:
         qc = min(kc, n) if causal else n
     else:
-        qc = _positive(query_chunk_size, "query_chunk_size")
+        qc = check_int(query_chunk_size, "query_chunk_size")
     s = _scale(scale, d)
     if stable and xp is array_namespace(np.zeros(0)) and not causal:
         return _numpy_fast(np.asarray(Q), np.asarray(K), np.asarray(V), kc, qc, s)

@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of
+from alice_lab.backend import array_namespace, check_int, device_of
 
 __all__ = [
     "apply_mask",
     "boolean_causal_mask",
     "causal_mask",
+    "check_causal_sizes",
     "check_mask",
     "literal_book_causal_attention",
     "padding_mask",
@@ -46,14 +47,23 @@ def _like(like: Any):
     return xp, dtype, device_of(like)
 
 
-def _check_size(n: Any, name: str) -> int:
-    try:
-        k = int(n)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive integer; got {n!r}") from None
-    if k != n or k < 1:
-        raise ValueError(f"{name} must be a positive integer; got {n!r}")
-    return k
+def check_causal_sizes(n: int, m: int) -> None:
+    """Raise ``ValueError`` when a causal mask has more queries ``n`` than keys ``m``.
+
+    Our causal masks align the triangle to the bottom-right corner (the last query
+    sees every key, as a KV cache needs), so with ``n > m`` the first ``n - m``
+    queries would see no key at all and come out NaN. PyTorch's
+    ``scaled_dot_product_attention(is_causal=True)`` aligns to the top-left instead;
+    rather than pick silently, we refuse: pass that alignment as an explicit ``mask``.
+    """
+    if n > m:
+        raise ValueError(
+            f"causal attention needs at least as many keys as queries; got n={n} "
+            f"queries and m={m} keys (bottom-right alignment would leave {n - m} "
+            "queries with no key). For torch's top-left alignment "
+            "(is_causal=True) pass mask=boolean_causal_mask(n)[:, :m] instead of "
+            "causal=True"
+        )
 
 
 def boolean_causal_mask(n: int, m: int | None = None, *, like: Any = None) -> Any:
@@ -61,13 +71,15 @@ def boolean_causal_mask(n: int, m: int | None = None, *, like: Any = None) -> An
 
     With ``m = n`` (the default) it is the lower triangle with the diagonal. With
     ``m > n`` (new queries after ``m - n`` cached keys, as in a KV cache) the triangle
-    is aligned to the bottom-right corner: the last query sees every key.
+    is aligned to the bottom-right corner: the last query sees every key. ``n > m``
+    raises ``ValueError`` (see :func:`check_causal_sizes`).
 
     >>> boolean_causal_mask(3).astype(int).tolist()
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
     """
-    n = _check_size(n, "n")
-    m = n if m is None else _check_size(m, "m")
+    n = check_int(n, "n")
+    m = n if m is None else check_int(m, "m")
+    check_causal_sizes(n, m)
     xp, _, dev = _like(like)
     i = xp.reshape(xp.arange(n, device=dev), (n, 1))
     j = xp.reshape(xp.arange(m, device=dev), (1, m))
@@ -100,7 +112,7 @@ def padding_mask(lengths: Any, m: int, *, like: Any = None) -> Any:
     >>> padding_mask([2, 3], 3)[:, 0].astype(int).tolist()
     [[1, 1, 0], [1, 1, 1]]
     """
-    m = _check_size(m, "m")
+    m = check_int(m, "m")
     L = np.asarray(lengths)
     if L.ndim != 1 or np.any(L < 1) or np.any(L > m):
         raise ValueError(

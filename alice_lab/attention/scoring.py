@@ -29,10 +29,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
+import numpy as np  # noqa: F401  (doctests)
 
 from alice_lab.attention.masks import apply_mask, boolean_causal_mask
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, as_float_array
 
 __all__ = [
     "attention_weights",
@@ -43,12 +43,6 @@ __all__ = [
     "scaled_dot_product_attention",
     "tempered_attention",
 ]
-
-
-def _as_array(x: Any) -> Any:
-    if not hasattr(x, "shape") or isinstance(x, np.generic):
-        return np.asarray(x, dtype=np.float64)
-    return x
 
 
 def _check_qk(Q: Any, K: Any) -> None:
@@ -94,7 +88,7 @@ def dot_scores(Q: Any, K: Any, *, scale: Any = None) -> Any:
     >>> dot_scores(np.eye(2), np.eye(2), scale=False).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    Q, K = _as_array(Q), _as_array(K)
+    Q, K = as_float_array(Q, "Q"), as_float_array(K, "K")
     _check_qk(Q, K)
     xp = array_namespace(Q, K)
     return (Q @ xp.matrix_transpose(K)) * _scale(scale, Q.shape[-1])
@@ -111,7 +105,9 @@ def attention_weights(
     Q : (..., n, d); K : (..., m, d) (leading axes broadcast).
     mask : boolean (n, m) (True = may attend) or additive float (n, m), optionally
         with leading axes that broadcast against the scores.
-    causal : mask keys after each query (bottom-right aligned when m > n).
+    causal : mask keys after each query (bottom-right aligned when m > n; more
+        queries than keys raise ``ValueError``, see
+        :func:`~alice_lab.attention.masks.check_causal_sizes`).
     scale : see :func:`dot_scores`; default :math:`1/\sqrt{d}`.
 
     A row with every key masked has no softmax and comes out NaN.
@@ -153,7 +149,8 @@ def scaled_dot_product_attention(
     (..., n, dv), on the caller's backend and device.
 
     Raises ValueError when d differs between Q and K, when V does not have one row
-    per key, or when the mask is not ``(n, m)``.
+    per key, when the mask is not ``(n, m)``, or when ``causal`` is asked with more
+    queries than keys; TypeError when Q, K, V come from different array libraries.
 
     Book: §10.1.2, eq. E.10.11 and line 5144; masks: §11.1.1.
 
@@ -161,7 +158,7 @@ def scaled_dot_product_attention(
     ...                              np.arange(3.0)[:, None]).tolist()
     [[1.0]]
     """
-    Q, K, V = _as_array(Q), _as_array(K), _as_array(V)
+    Q, K, V = as_float_array(Q, "Q"), as_float_array(K, "K"), as_float_array(V, "V")
     _check_qk(Q, K)
     _check_kv(K, V)
     return attention_weights(Q, K, mask=mask, causal=causal, scale=scale) @ V
@@ -176,7 +173,7 @@ def parameter_free_attention(X: Any, *, scale: Any = None) -> Any:
     r"""E.10.4: :math:`\mathbf{h}_i = \sum_j \mathrm{softmax}_j(g(\mathbf{x}_i,
     \mathbf{x}_j))\mathbf{x}_j` with the (scaled) dot product as g; ``X (..., n, e)``.
     """
-    X = _as_array(X)
+    X = as_float_array(X, "X")
     return scaled_dot_product_attention(X, X, X, scale=scale)
 
 
@@ -191,7 +188,7 @@ def hard_attention(Q: Any, K: Any, V: Any, *, scale: Any = None) -> Any:
     >>> hard_attention(np.eye(2), np.eye(2), np.array([[1.0], [2.0]])).tolist()
     [[1.0], [2.0]]
     """
-    Q, K, V = _as_array(Q), _as_array(K), _as_array(V)
+    Q, K, V = as_float_array(Q, "Q"), as_float_array(K, "K"), as_float_array(V, "V")
     _check_qk(Q, K)
     _check_kv(K, V)
     xp = array_namespace(Q, K, V)
@@ -216,7 +213,7 @@ def tempered_attention(
     beta = float(beta)
     if not beta >= 0:
         raise ValueError(f"beta must be >= 0; got {beta}")
-    Q = _as_array(Q)
+    Q = as_float_array(Q, "Q")
     s = _scale(scale, Q.shape[-1]) * beta
     if s == 0:  # all scores 0: uniform weights
         return scaled_dot_product_attention(Q * 0.0, K, V, scale=1.0)
