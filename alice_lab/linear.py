@@ -37,6 +37,7 @@ import numpy as np
 
 from alice_lab.backend import (
     array_namespace,
+    as_float_array,
     check_int,
     device_of,
     to_numpy,
@@ -316,6 +317,43 @@ def normal_equations(X: Any, y: Any, *, ridge: float = 0.0) -> tuple[Any, Any]:
     return A, xp.matmul(Xt, y)
 
 
+def _check_finite(v: Any, name: str, xp: Any) -> None:
+    if not bool(xp.all(xp.isfinite(v))):
+        raise ValueError(
+            f"{name} contains NaN or inf; least squares needs finite data (drop or "
+            "impute those entries first)"
+        )
+
+
+def _check_full_rank(X: Any, A: Any, method: str, xp: Any) -> None:
+    r"""Raise when X is rank-deficient (fewer rows than columns, or collinear columns,
+    as ``numpy.linalg.matrix_rank`` counts it): :math:`\mathbf{X}^\top\mathbf{X}` is
+    then singular and a solver returns garbage instead of failing.
+
+    The SVD of X is taken only when the smallest eigenvalue of
+    :math:`\mathbf{A} = \mathbf{X}^\top\mathbf{X}` is within the rounding error of
+    forming it, ``max(n, c) * eps * λ_max``; a well-conditioned X costs one small
+    ``eigvalsh``. An ill-conditioned X of full rank is solved (inaccurately in low
+    precision, which is the point of §4.1.4), not refused."""
+    n, c = X.shape
+    if n >= c:
+        lam = xp.linalg.eigvalsh(A)  # ascending, (c,)
+        lo, hi = float(lam[0]), float(lam[-1])
+        if lo > max(n, c) * float(xp.finfo(A.dtype).eps) * hi:
+            return
+        rank = int(xp.linalg.matrix_rank(X))
+        if rank == c:
+            return
+    else:
+        rank = n
+    raise ValueError(
+        f'least_squares(method="{method}") needs X with full column rank, but X '
+        f"{(n, c)} has rank {rank} < {c} (collinear columns, or fewer rows than "
+        'columns), so XᵀX is singular; use method="lstsq" for the minimum-norm '
+        "solution, or a ridge > 0"
+    )
+
+
 def _solve(A: Any, b: Any, xp: Any) -> Any:
     """Solve A w = b for a vector b (the array API's solve wants a matrix rhs)."""
     return xp.linalg.solve(A, _col(b))[:, 0]
@@ -367,8 +405,13 @@ def least_squares(
 
     Parameters
     ----------
-    X : (n, c) floating array; y : (n,) floating array.
+    X : (n, c) array; y : (n,) array (lists and integer arrays become floating, see
+        :func:`alice_lab.backend.as_float_array`).
     ridge : :math:`\lambda \ge 0`.
+
+    Raises ``ValueError`` when X or y holds NaN or inf, and for ``"solve"`` and
+    ``"inv"`` without a ridge when X is rank-deficient (:math:`\mathbf{X}^\top
+    \mathbf{X}` singular): ``"lstsq"`` handles that case.
 
     Returns
     -------
@@ -383,11 +426,17 @@ def least_squares(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    X = as_float_array(X, "X")
+    y = as_float_array(y, "y", like=X)  # a list y joins X's library
     xp, n, c = _check_Xy(X, y)
+    _check_finite(X, "X", xp)
+    _check_finite(y, "y", xp)
     lam = _number(ridge, "ridge")
     if method == "lstsq":
         return _lstsq_svd(X, y, lam, xp)
     A, rhs = normal_equations(X, y, ridge=lam)
+    if method in ("solve", "inv") and lam == 0:
+        _check_full_rank(X, A, method, xp)
     if method == "solve":
         return _solve(A, rhs, xp)
     if method == "inv":

@@ -73,8 +73,9 @@ def to_dense(A: Any) -> Any:
 
 
 def check_adjacency(A: Any, *, nonnegative: bool = False, name: str = "A") -> int:
-    """Check that ``A`` is a square (n, n) matrix (and has no negative weight when
-    ``nonnegative``); return n. Raises ``ValueError`` naming what it received.
+    """Check that ``A`` is a square (n, n) matrix (and has no negative, NaN or
+    infinite weight when ``nonnegative``); return n. Raises ``ValueError`` naming
+    what it received.
 
     >>> check_adjacency(np.eye(3))
     3
@@ -86,13 +87,22 @@ def check_adjacency(A: Any, *, nonnegative: bool = False, name: str = "A") -> in
         )
     if nonnegative:
         if _is_scipy_sparse(A):
-            low = A.min() if A.nnz else 0.0
+            w = A.tocsr().data
+            low = w.min() if w.size else 0.0
+            finite = bool(np.all(np.isfinite(w)))
         elif _is_torch_sparse(A):
             v = A.coalesce().values()
             low = float(v.min()) if v.numel() else 0.0
+            finite = bool(v.isfinite().all())
         else:
             xp = array_namespace(A)
             low = float(xp.min(A)) if shape[0] else 0.0
+            finite = bool(xp.all(xp.isfinite(A)))
+        if not finite:
+            raise ValueError(
+                f"{name} has a NaN or infinite edge weight; degree normalisation "
+                "needs finite weights"
+            )
         if low < 0:
             raise ValueError(
                 f"{name} has a negative edge weight ({float(low):.3g}); degree "
@@ -284,7 +294,7 @@ def normalized_adjacency(A: Any, *, self_loops: bool = True, mode: str = "sym") 
 
     With ``self_loops`` (default) :math:`\mathbf{A}+\mathbf{I}` is normalised, so no
     node is isolated. Without them a zero-degree node gets a zero row and column (see
-    the module docstring). Negative weights raise ``ValueError``.
+    the module docstring). Negative, NaN or infinite weights raise ``ValueError``.
 
     A : (n, n) dense array, ``scipy.sparse`` or torch sparse -> same kind, (n, n).
 

@@ -1,0 +1,365 @@
+"""Bad input gets a clear error, and one rule for lists, integers and sizes.
+
+Issue #17 (NaN/inf, non-integer sizes, causal attention with more queries than keys,
+rank-deficient least squares) and issue #14 (one coercion rule, one size check, one
+error for arrays of two libraries in one call). Every error is checked for its type
+and for what its message says: the parameter, what was expected, what was got.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alice_lab import activations, functional, linalg, linear
+from alice_lab.attention import (
+    boolean_causal_mask,
+    causal_mask,
+    chunked_attention,
+    scaled_dot_product_attention,
+)
+from alice_lab.backend import as_float_array, check_int
+from alice_lab.calculus import grad_fd
+from alice_lab.graphs import diffusion, normalized_adjacency
+from alice_lab.optim import gradient_descent
+from alice_lab.recurrent.scan import linear_recurrence
+
+torch = pytest.importorskip("torch")
+
+LIBS = ["numpy", "torch"]
+
+
+def on(lib: str, a) -> object:
+    """``a`` as a float64 array of ``lib`` (NumPy or torch, CPU)."""
+    host = np.asarray(a, dtype=np.float64)
+    return host if lib == "numpy" else torch.as_tensor(host)
+
+
+def host(x) -> np.ndarray:
+    return x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
+# --- arrays of two libraries in one call ----------------------------------------------
+
+TWO_LIBS = r"(torch\.Tensor and numpy\.ndarray|numpy\.ndarray and torch\.Tensor)"
+
+
+def _mixed_calls():
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((6, 3)), rng.standard_normal(6)
+    Q, K, V = (rng.standard_normal((4, 2)) for _ in range(3))
+    t = torch.as_tensor
+    return {
+        "least_squares(torch X, numpy y)": lambda: linear.least_squares(t(X), y),
+        "least_squares(numpy X, torch y)": lambda: linear.least_squares(X, t(y)),
+        "attention(torch Q, numpy K, V)": lambda: scaled_dot_product_attention(
+            t(Q), K, V
+        ),
+        "chunked_attention(numpy Q, K, torch V)": lambda: chunked_attention(
+            Q, K, t(V), chunk_size=2
+        ),
+        "cosine_similarity(torch, numpy)": lambda: linalg.cosine_similarity(t(y), y),
+        "linear_recurrence(torch a, numpy b)": lambda: linear_recurrence(t(y), y),
+    }
+
+
+@pytest.mark.parametrize("call", list(_mixed_calls()))
+def test_two_array_libraries_in_one_call_name_both_and_how_to_convert(call):
+    with pytest.raises(TypeError, match=TWO_LIBS + " in one call") as err:
+        _mixed_calls()[call]()
+    msg = str(err.value)
+    assert "torch.as_tensor(x)" in msg and ".numpy()" in msg, msg
+    assert "array_api_compat" not in msg, msg  # not the module dump
+
+
+def test_jax_with_numpy_names_both_libraries():
+    jnp = pytest.importorskip("jax.numpy")
+    a = np.ones(3)
+    with pytest.raises(TypeError, match=r"jax\.Array and numpy\.ndarray in one call"):
+        linalg.cosine_similarity(jnp.asarray(a), a)
+
+
+# --- least squares: NaN / inf and rank deficiency -------------------------------------
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("method", ["solve", "inv", "lstsq", "gd"])
+@pytest.mark.parametrize("where", ["X", "y"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_least_squares_rejects_nan_and_inf(lib, method, where, bad):
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((8, 3)), rng.standard_normal(8)
+    (X if where == "X" else y)[2] = bad
+    with pytest.raises(ValueError, match=f"^{where} contains NaN or inf"):
+        linear.least_squares(on(lib, X), on(lib, y), method=method)
+
+
+def _collinear(rng):
+    X = rng.standard_normal((20, 3))
+    return np.column_stack([X, 2.0 * X[:, 0]]), rng.standard_normal(20)  # rank 3 of 4
+
+
+def _wide(rng):
+    return rng.standard_normal((3, 5)), rng.standard_normal(3)  # n < c: rank 3 of 5
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("method", ["solve", "inv"])
+@pytest.mark.parametrize("make", [_collinear, _wide], ids=["collinear", "n<c"])
+def test_rank_deficient_least_squares_points_to_lstsq(lib, method, make):
+    X, y = make(np.random.default_rng(2))
+    with pytest.raises(ValueError, match=r'method="lstsq"') as err:
+        linear.least_squares(on(lib, X), on(lib, y), method=method)
+    msg = str(err.value)
+    assert f'least_squares(method="{method}") needs X with full column rank' in msg
+    assert "has rank 3 < " in msg, msg
+    # ... and the way out works: the minimum-norm solution, as NumPy's pinv gives it
+    w = linear.least_squares(on(lib, X), on(lib, y), method="lstsq")
+    np.testing.assert_allclose(host(w), np.linalg.pinv(X) @ y, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["solve", "inv"])
+@pytest.mark.parametrize(
+    "dtype, kappa_X, tol",
+    [("float64", 1e6, 1e-2), ("float32", 1e4, None)],
+    ids=["float64 κ(XᵀX)=1e12", "float32 κ(XᵀX)=1e8"],
+)
+def test_ill_conditioned_but_full_rank_least_squares_still_solves(
+    method, dtype, kappa_X, tol
+):
+    """The chapter's demos (inv against solve at κ(XᵀX) = 1e12; float32 losing every
+    digit as κ grows) are computed, not refused: X has full rank."""
+    rng = np.random.default_rng(3)
+    U, _ = np.linalg.qr(rng.standard_normal((200, 8)))
+    V, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    X = (U * np.logspace(0, -np.log10(kappa_X), 8)) @ V.T
+    y = rng.standard_normal(200)
+    w = linear.least_squares(X.astype(dtype), y.astype(dtype), method=method)
+    assert w.dtype == dtype and np.isfinite(w).all()
+    if tol is not None:
+        ref = np.linalg.lstsq(X, y, rcond=None)[0]
+        assert np.linalg.norm(w - ref) / np.linalg.norm(ref) < tol
+
+
+@pytest.mark.parametrize("make", [_collinear, _wide], ids=["collinear", "n<c"])
+@pytest.mark.parametrize("method", ["solve", "inv"])
+def test_ridge_makes_a_rank_deficient_system_solvable(make, method):
+    X, y = make(np.random.default_rng(4))
+    w = linear.least_squares(X, y, method=method, ridge=1e-2)
+    c = X.shape[1]
+    ref = np.linalg.solve(X.T @ X + 1e-2 * np.eye(c), X.T @ y)
+    np.testing.assert_allclose(w, ref, rtol=1e-8)
+
+
+# --- graphs: NaN weights, non-integer steps -------------------------------------------
+
+
+def _adjacency_kinds():
+    import scipy.sparse as sp
+
+    return {
+        "numpy": lambda A: A,
+        "torch": torch.as_tensor,
+        "scipy.sparse": sp.csr_array,
+        "torch sparse": lambda A: torch.as_tensor(A).to_sparse(),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_adjacency_kinds()))
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("mode", ["sym", "row", "col"])
+def test_normalized_adjacency_rejects_a_nan_or_inf_weight(kind, bad, mode):
+    A = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 2.0], [0.0, 2.0, 0.0]])
+    A[1, 2] = A[2, 1] = bad
+    with pytest.raises(ValueError, match="A has a NaN or infinite edge weight"):
+        normalized_adjacency(_adjacency_kinds()[kind](A), mode=mode)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize(
+    "steps, got",
+    [
+        (2.7, "got 2.7 (float)"),
+        (2.0, "got 2.0 (float)"),
+        (True, "got True (a bool)"),
+        ("2", "got '2' (str)"),
+        (None, "got None (NoneType)"),
+        (-1, "got -1"),
+    ],
+)
+def test_diffusion_steps_must_be_a_non_negative_int(lib, steps, got):
+    A, X = on(lib, [[0.0, 1.0], [1.0, 0.0]]), on(lib, [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^steps must be an int >= 0") as err:
+        diffusion(A, X, steps)
+    assert got in str(err.value)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_diffusion_takes_numpy_integers(lib):
+    A = np.array([[0.0, 1.0], [1.0, 0.0]])
+    out = diffusion(on(lib, A), on(lib, [1.0, 2.0]), np.int64(3))
+    np.testing.assert_array_equal(host(out), [2.0, 1.0])  # three swaps
+
+
+# --- one size check everywhere --------------------------------------------------------
+
+SIZED = {
+    "diffusion steps": (
+        "steps",
+        0,
+        lambda v: diffusion(np.eye(2), np.ones(2), v),
+    ),
+    "one_hot m": ("m", 1, lambda v: functional.one_hot(np.array([0, 1]), v)),
+    "polynomial p": ("p", 1, lambda v: activations.polynomial([1.0, 2.0], v)),
+    "causal_mask n": ("n", 1, lambda v: causal_mask(v)),
+    "chunked_attention chunk_size": (
+        "chunk_size",
+        1,
+        lambda v: chunked_attention(
+            np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 1)), chunk_size=v
+        ),
+    ),
+    "gradient_descent steps": (
+        "steps",
+        0,
+        lambda v: gradient_descent(lambda x: 2 * x, np.ones(2), lr=0.1, steps=v),
+    ),
+    "expm_series n_terms": (
+        "n_terms",
+        1,
+        lambda v: linalg.expm_series(np.zeros((2, 2)), n_terms=v),
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(SIZED))
+@pytest.mark.parametrize(
+    "value, got",
+    [(True, "True (a bool)"), (3.0, "3.0 (float)"), ("3", "'3' (str)"), (-1, "-1")],
+)
+def test_sizes_refuse_bools_floats_and_strings_everywhere(where, value, got):
+    name, low, call = SIZED[where]
+    with pytest.raises(ValueError, match=f"^{name} must be an int >= {low}") as err:
+        call(value)
+    assert f"got {got}" in str(err.value)
+
+
+@pytest.mark.parametrize("where", list(SIZED))
+def test_sizes_accept_numpy_integers(where):
+    name, low, call = SIZED[where]
+    call(np.int64(2))  # no error
+    call(2)
+
+
+def test_check_int_returns_a_python_int():
+    v = check_int(np.int32(5), "k")
+    assert v == 5 and type(v) is int
+    with pytest.raises(
+        ValueError, match=r"^k must be an int >= 1 \(a positive integer\)"
+    ):
+        check_int(0, "k")
+
+
+# --- causal attention with more queries than keys -------------------------------------
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_causal_attention_with_more_queries_than_keys_raises(lib):
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.standard_normal((5, 4)), rng.standard_normal((3, 4)), np.eye(3)
+    Q, K, V = on(lib, Q), on(lib, K), on(lib, V)
+    expected = r"at least as many keys as queries; got n=5 queries and m=3 keys"
+    with pytest.raises(ValueError, match=expected):
+        scaled_dot_product_attention(Q, K, V, causal=True)
+    with pytest.raises(ValueError, match=expected):
+        chunked_attention(Q, K, V, chunk_size=2, causal=True)
+    with pytest.raises(ValueError, match=expected):
+        boolean_causal_mask(5, 3)
+
+
+def test_the_suggested_mask_reproduces_torch_is_causal():
+    """The message's way out, ``mask=boolean_causal_mask(n)[:, :m]``, is torch's
+    top-left aligned ``is_causal=True``."""
+    rng = np.random.default_rng(6)
+    Q, K, V = (rng.standard_normal(s) for s in ((5, 4), (3, 4), (3, 2)))
+    ours = scaled_dot_product_attention(Q, K, V, mask=boolean_causal_mask(5)[:, :3])
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        *(torch.as_tensor(a) for a in (Q, K, V)), is_causal=True
+    )
+    np.testing.assert_allclose(ours, ref.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# --- one rule for lists, Python numbers and integer arrays ----------------------------
+
+X3 = [[1, 0], [0, 2], [1, 1]]
+
+PUBLIC = {
+    "softmax": ([1, 2, 3], functional.softmax),
+    "logsumexp": ([1, 2, 3], functional.logsumexp),
+    "sigmoid": ([-1, 0, 2], functional.sigmoid),
+    "relu": ([-1, 0, 2], activations.relu),
+    "norm": ([3, 4], linalg.norm),
+    "least_squares": (X3, lambda X: linear.least_squares(X, [1, -4, -1])),
+    "attention": (X3, lambda X: scaled_dot_product_attention(X, X, X)),
+    "linear_recurrence": ([1, 2, 3], lambda b: linear_recurrence(0.5, b)),
+    "gradient_descent": (
+        [1, -2],
+        lambda x0: gradient_descent(lambda x: 2 * x, x0, lr=0.25, steps=2).x,
+    ),
+    "grad_fd": ([1, 2], lambda x: grad_fd(lambda z: (z * z).sum(), x)),
+}
+
+
+@pytest.mark.parametrize("name", list(PUBLIC))
+def test_a_list_gives_what_the_float_array_gives(name):
+    data, f = PUBLIC[name]
+    want = host(f(np.asarray(data, dtype=np.float64)))
+    as_tuples = tuple(tuple(r) if isinstance(r, list) else r for r in data)
+    for given in (data, as_tuples, np.asarray(data)):  # the last: an int64 array
+        got = f(given)
+        assert not isinstance(got, torch.Tensor), type(got)
+        assert np.asarray(got).dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", list(PUBLIC))
+def test_an_integer_tensor_becomes_float64_in_its_own_library(name):
+    data, f = PUBLIC[name]
+    want = host(f(np.asarray(data, dtype=np.float64)))
+    got = f(torch.as_tensor(np.asarray(data)))  # int64 tensor
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.float64
+    np.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(PUBLIC))
+@pytest.mark.parametrize("bad", ["abc", [[1.0, 2.0], [3.0]], None])
+def test_what_is_not_numbers_is_refused_everywhere_with_one_message(name, bad):
+    data, f = PUBLIC[name]
+    with pytest.raises(TypeError, match=r"must be an array or a \(nested\) list"):
+        f(bad)
+
+
+@pytest.mark.parametrize("name", sorted(set(PUBLIC) - {"linear_recurrence"}))
+def test_complex_numbers_are_refused_where_the_function_is_real(name):
+    data, f = PUBLIC[name]
+    with pytest.raises(TypeError, match=r"real numbers; got dtype complex128"):
+        f([1j, 2j])
+    with pytest.raises(
+        ValueError, match=r"real \(integer or floating\) array; got dtype"
+    ):
+        f(np.array([1j, 2j]))
+
+
+def test_a_linear_recurrence_takes_complex_coefficients():
+    """h_t = a h_(t-1) + b_t with a = i: the one place complex numbers are meant."""
+    h = linear_recurrence([1j, 1j, 1j], [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(h, [1.0, 1j + 1.0, 1j * (1j + 1.0) + 1.0])
+
+
+def test_as_float_array_keeps_a_float_tensor_and_its_graph():
+    t = torch.ones(3, dtype=torch.float32, requires_grad=True)
+    assert as_float_array(t) is t
+    s = as_float_array(3, like=t)  # a Python number joins the tensor's library/dtype
+    assert isinstance(s, torch.Tensor) and s.dtype == torch.float32 and s.ndim == 0
+    with pytest.raises(ValueError, match=r"^z must be a real .* got dtype complex128"):
+        as_float_array(np.ones(2, dtype=complex), "z")
