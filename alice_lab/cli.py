@@ -106,11 +106,28 @@ def _print_graded(g) -> None:
     )
 
 
+def _warn_isolation(layers) -> None:
+    """Say, before grading, what this machine's sandbox cannot prevent."""
+    from alice_lab.grading.sandbox import preflight
+
+    warnings = preflight(layers)
+    if warnings:
+        print("warning: the sandbox is not at its full level here:", file=sys.stderr)
+        for w in warnings:
+            print(f"  - {w}", file=sys.stderr)
+        print(
+            "  Run the grader as root on Linux for the full level (see the "
+            "instructors' page, 'Isolation levels').",
+            file=sys.stderr,
+        )
+
+
 def _grade(args: argparse.Namespace) -> int:
     import os
 
     from alice_lab.grading import reports
-    from alice_lab.grading.grader import grade, hidden_checks
+    from alice_lab.grading.grader import hidden_checks, safe_grade
+    from alice_lab.grading.outbox import open_outbox
 
     if problem := _known_lab(args.lab):
         print(f"error: {problem}", file=sys.stderr)
@@ -118,11 +135,18 @@ def _grade(args: argparse.Namespace) -> int:
     if not os.path.lexists(args.submission):  # the instructor's mistake, not a 0/N
         print(f"error: no submission at {args.submission}", file=sys.stderr)
         return 1
+    if args.github_output and not os.environ.get("GITHUB_OUTPUT"):
+        print("error: --github-output needs $GITHUB_OUTPUT", file=sys.stderr)
+        return 1
     limits, layers = _limits(args)
+    _warn_isolation(layers)
     try:
-        with hidden_checks(args.hidden) as hidden:
-            private = tuple(p for p in (args.out, args.hidden) if p)
-            g = grade(
+        with (
+            hidden_checks(args.hidden) as hidden,
+            open_outbox(args.out, overwrite=args.overwrite) as box,
+        ):
+            private = tuple(p for p in (box.path, args.hidden) if p)
+            g = safe_grade(
                 args.submission,
                 lab=args.lab,
                 limits=limits,
@@ -130,19 +154,15 @@ def _grade(args: argparse.Namespace) -> int:
                 hidden=hidden,
                 private=private,
             )
+            reports.write_submission(g, box)
+            box.write("junit.xml", reports.junit_xml([g]) + "\n")
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    reports.write_submission(g, args.out)
-    (args.out / "junit.xml").write_text(reports.junit_xml([g]) + "\n", encoding="utf-8")
     _print_graded(g)
     print(f"wrote {args.out / 'results.json'} (and classroom.json, junit.xml, log.txt)")
     if args.github_output:
-        target = os.environ.get("GITHUB_OUTPUT")
-        if not target:
-            print("error: --github-output needs $GITHUB_OUTPUT", file=sys.stderr)
-            return 1
-        with open(target, "a", encoding="utf-8") as fh:
+        with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
             fh.write(f"result={reports.classroom_base64(g)}\n")
     return 0
 
@@ -161,6 +181,7 @@ def _grade_batch(args: argparse.Namespace) -> int:
         )
         return 1
     limits, layers = _limits(args)
+    _warn_isolation(layers)
     t0 = time.monotonic()
 
     def progress(g) -> None:
@@ -182,6 +203,7 @@ def _grade_batch(args: argparse.Namespace) -> int:
                 hidden=hidden,
                 jobs=args.jobs,
                 progress=progress,
+                overwrite=args.overwrite,
             )
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -203,7 +225,16 @@ def _grading_options(p: argparse.ArgumentParser, out: str) -> None:
         help="a directory of instructor-only checks (*.py files that register checks)",
     )
     p.add_argument(
-        "--out", type=Path, default=Path(out), metavar="DIR", help=f"default: {out}"
+        "--out",
+        type=Path,
+        default=Path(out),
+        metavar="DIR",
+        help=f"output folder, created by the grader (default: {out})",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the reports in an output folder that is not empty",
     )
     p.add_argument(
         "--timeout",

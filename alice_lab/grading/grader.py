@@ -18,6 +18,7 @@ directory, which is hidden from it where a mount namespace is available.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 import time
@@ -30,8 +31,10 @@ from pathlib import Path
 
 from alice_lab import grading
 from alice_lab.grading import judge
+from alice_lab.grading.intake import take_in
+from alice_lab.grading.outbox import Outbox, open_outbox, safe_text
 from alice_lab.grading.sandbox import Attempt, Layers, Limits, level, run_worker
-from alice_lab.grading.submission import extract, load_submission
+from alice_lab.grading.submission import extract
 
 __all__ = [
     "Graded",
@@ -166,18 +169,24 @@ def _reference(check_id: str) -> judge.Record:
         return cached[1]
 
 
-def infer_lab(sub, path: Path) -> str | None:
+def lab_names() -> dict[str, list[str]]:
+    """Each lab's graded names (``{"lab02": ["f", "grad_f", ...], ...}``)."""
+    labs: dict[str, set[str]] = {}
+    for check_id, check in grading.CHECKS.items():
+        labs.setdefault(check_id.split(".")[0], set()).add(check.name)
+    return {lab: sorted(names) for lab, names in labs.items()}
+
+
+def infer_lab(sub, path: Path, labs: dict[str, list[str]] | None = None) -> str | None:
     """The lab a submission belongs to: from the notebook's metadata, its file or
-    folder name (``lab02...``), or the lab whose names it defines most."""
-    labs = {i.split(".")[0] for i in grading.CHECKS}
+    folder name (``lab02...``), or the lab whose names it defines most (``labs`` maps
+    each lab to its graded names; default: the registered checks)."""
+    labs = lab_names() if labs is None else labs
     for text in (sub.assignment or "", path.name, path.parent.name):
         m = re.match(r"(lab\d+)", text)
         if m and m.group(1) in labs:
             return m.group(1)
-    scores = {}
-    for lab in labs:
-        names = sorted({grading.CHECKS[i].name for i in lab_checks(lab)})
-        scores[lab] = len(extract(sub, names).found)
+    scores = {lab: len(extract(sub, names).found) for lab, names in labs.items()}
     best = max(scores.values(), default=0)
     winners = [lab for lab, n in scores.items() if n == best]
     return winners[0] if best > 0 and len(winners) == 1 else None
@@ -316,32 +325,37 @@ def grade(
     """
     path = Path(path)
     limits, layers = limits or Limits(), layers or Layers()
-    sub = load_submission(path)
-    lab = lab or infer_lab(sub, path)
+    intake = take_in(
+        path,
+        lab_names(),
+        lab=lab,
+        seconds=limits.parse_timeout,
+        memory_mb=max(limits.memory_mb, 1024),
+    )
+    lab = intake.lab
     ids = lab_checks(lab) if lab else []
     for i in ids:
         _reference(i)  # computed once, here, before the submission's clock starts
     t0 = time.monotonic()
-    out = Graded(student or path.stem, str(path), lab, "ok", "", notes=list(sub.notes))
+    name = student or path.stem
+    out = Graded(name, str(path), lab, "ok", "", notes=list(intake.notes))
     if not ids:
-        out.status = "no-lab"
-        out.message = (
+        out.status = intake.status or "no-lab"
+        out.message = intake.problem or (
             "the grader could not tell which lab this submission is for; ask your "
             "instructor (they can pass --lab)"
         )
-        return out
+        return _cleaned(out)
     log = [f"submission: {path}", f"lab: {lab}; checks: {', '.join(ids)}"]
     times: dict[str, float] = {}
-    if sub.problem:
-        verdicts = {i: judge.Record(i, "not attempted", sub.problem) for i in ids}
-        out.status = "empty" if "empty" in sub.problem else "malformed"
+    if intake.problem:
+        verdicts = {i: judge.Record(i, "not attempted", intake.problem) for i in ids}
+        out.status = intake.status or "malformed"
     else:
         names = sorted({grading.CHECKS[i].name for i in ids})
-        program = extract(sub, names)
-        out.notes += program.notes
-        log.append("graded definitions: " + repr(program.found))
+        log.append("graded definitions: " + repr(intake.found))
         job = {
-            "program": [s.to_json() for s in program.statements],
+            "program": intake.program,
             "names": names,
             "hidden": hidden.sources if hidden else [],
         }
@@ -358,7 +372,18 @@ def grade(
     out.seconds = time.monotonic() - t0
     out.message = _summary(out)
     out.log = "\n".join(log)
-    return out
+    return _cleaned(out)
+
+
+def _cleaned(g: Graded) -> Graded:
+    """``g`` with every text made safe to write as UTF-8 (file names that are not
+    UTF-8 and exception messages can hold lone surrogates)."""
+    for key in ("student", "submission", "message", "log"):
+        setattr(g, key, safe_text(getattr(g, key)))
+    g.notes = [safe_text(n) for n in g.notes]
+    for c in g.checks:
+        c.message = safe_text(c.message)
+    return g
 
 
 def _absorb(out: Graded, attempts: list[Attempt], log: list[str]) -> None:
@@ -430,7 +455,7 @@ def safe_grade(path: Path, **kwargs) -> Graded:
         return grade(path, **kwargs)
     except Exception:  # noqa: BLE001 - one submission must not stop a class
         student = kwargs.get("student") or Path(path).stem
-        return Graded(
+        failed = Graded(
             student,
             str(path),
             kwargs.get("lab"),
@@ -439,36 +464,58 @@ def safe_grade(path: Path, **kwargs) -> Graded:
             "code's fault); tell your instructor",
             log=traceback.format_exc(),
         )
+        return _cleaned(failed)
 
 
 # --- a class ------------------------------------------------------------------------
 
 
+#: names of the class files in ``--out``, which no student folder may take
+CLASS_FILES = ("grades.csv", "junit.xml", "classroom.json")
+
+
+def _submission_in(folder: Path) -> Path | None:
+    """The notebook (else the ``.py`` file) in a student's folder, nearest the top;
+    links are neither followed nor chosen."""
+    files = []
+    for root, dirs, names in os.walk(folder):  # does not enter linked folders
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in names:
+            p = Path(root, name)
+            if p.suffix.lower() in SUFFIXES and not p.is_symlink():
+                files.append(p)
+    files.sort(key=lambda p: (p.suffix.lower() != ".ipynb", len(p.parts), p.name))
+    return files[0] if files else None
+
+
 def discover(directory: Path) -> list[tuple[str, Path]]:
     """``(student, submission)`` pairs: each ``.ipynb``/``.py`` file in ``directory``,
     and each sub-folder (the submission is the notebook in it; a folder without one is
-    returned as is and grades as empty)."""
+    returned as is and grades as empty). A link is returned as is and graded as
+    unreadable, never followed. Student names are made of letters, digits, ``.``,
+    ``_`` and ``-``, unique, and never the name of a class file."""
     found: list[tuple[str, Path]] = []
-    taken: set[str] = set()
+    taken = {n.lower() for n in CLASS_FILES}
     for entry in sorted(Path(directory).iterdir()):
         if entry.name.startswith((".", "_")):
             continue
-        if entry.is_file() and entry.suffix.lower() in SUFFIXES:
+        if entry.is_symlink():
+            target = entry
+        elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
             target = entry
         elif entry.is_dir():
-            files = sorted(
-                (p for p in entry.rglob("*") if p.suffix.lower() in SUFFIXES),
-                key=lambda p: (p.suffix.lower() != ".ipynb", len(p.parts), p.name),
-            )
-            target = files[0] if files else entry
+            target = _submission_in(entry) or entry
         else:
+            target = None
+        if target is None:
             continue
-        base = re.sub(r"[^\w.-]+", "_", entry.stem if entry.is_file() else entry.name)
+        stem = entry.stem if entry.suffix.lower() in SUFFIXES else entry.name
+        base = re.sub(r"[^\w.-]+", "_", stem).strip(".") or "student"
         name, k = base, 1
-        while name in taken:
+        while name.lower() in taken:
             k += 1
             name = f"{base}-{k}"
-        taken.add(name)
+        taken.add(name.lower())
         found.append((name, target))
     return found
 
@@ -476,22 +523,25 @@ def discover(directory: Path) -> list[tuple[str, Path]]:
 def grade_batch(
     directory: Path,
     *,
-    out: Path,
+    out: Path | Outbox,
     lab: str | None = None,
     limits: Limits | None = None,
     layers: Layers | None = None,
     hidden: HiddenChecks | None = None,
     jobs: int = 1,
     progress: Callable[[Graded], None] | None = None,
+    overwrite: bool = False,
 ) -> list[Graded]:
     """Grade every submission in ``directory`` with ``jobs`` workers at a time, write
-    ``out/<student>/results.json`` as each finishes, then the class reports."""
+    ``out/<student>/results.json`` as each finishes, then the class reports.
+
+    ``out`` is created before any worker starts (:func:`~.outbox.open_outbox`: an
+    existing folder that is not empty is refused unless ``overwrite``)."""
     from alice_lab.grading import reports
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    box = out if isinstance(out, Outbox) else open_outbox(out, overwrite=overwrite)
     limits, layers = limits or Limits(), layers or Layers()
-    private = tuple(p for p in (directory, out, hidden and hidden.directory) if p)
+    private = tuple(p for p in (directory, box.path, hidden and hidden.directory) if p)
     results: list[Graded] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [
@@ -509,10 +559,15 @@ def grade_batch(
         ]
         for future in as_completed(futures):
             g = future.result()
-            reports.write_submission(g, out / g.student)
+            try:
+                reports.write_submission(g, box.folder(g.student))
+            except OSError as err:  # reported in the class files; the class goes on
+                g.notes.append(safe_text(f"its report could not be written: {err}"))
             results.append(g)
             if progress:
                 progress(g)
     results.sort(key=lambda g: g.student)
-    reports.write_class(results, out)
+    reports.write_class(results, box)
+    if box is not out:
+        box.close()
     return results

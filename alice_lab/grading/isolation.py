@@ -9,9 +9,11 @@ still trusted, and adds a line to ``facts`` for each layer it obtained:
   ``torch.distributed`` talk over 127.0.0.1) and nothing else exists;
 - in a mount namespace, it hides private directories behind empty read-only tmpfs
   mounts, gives ``/tmp``, ``/var/tmp``, ``/dev/shm`` and the scratch directory
-  size-limited tmpfs, and, when Python lives under a directory ``nobody`` cannot enter
+  private size-limited tmpfs (binding back the way to Python when it lives there),
+  and, when Python lives under a directory ``nobody`` cannot enter
   (``/root/.pyenv``), covers that directory with an empty tmpfs and binds the way to
-  Python back;
+  Python back; ``unshare --mount-proc`` has given it a ``/proc`` that shows only its
+  own processes;
 - it sets rlimits (core, file size, open files, CPU; processes once it is ``nobody``),
   makes a too-large file an error rather than a signal, drops to ``nobody`` with
   ``no_new_privs``;
@@ -89,14 +91,15 @@ def _mount_tmpfs(libc, target: str, options: str, readonly: bool = False) -> boo
     return ok
 
 
-def _reopen(libc, closed: str, entries: list[str]) -> None:
-    """Cover ``closed`` (a directory ``nobody`` cannot enter) with an empty tmpfs and
-    bind ``entries`` (the way to Python) back into it."""
+def _reopen(libc, closed: str, entries: list[str], options: str) -> bool:
+    """Cover ``closed`` with an empty tmpfs (``options``) and bind ``entries`` (the
+    way to Python) back into it: a directory ``nobody`` cannot enter, or a shared one
+    (``/tmp``) that holds the Python the worker runs."""
     ms_bind, ms_rec = 4096, 16384
     fds = [os.open(e, os.O_PATH) for e in entries]
     try:
-        if not _mount_tmpfs(libc, closed, "size=4k,mode=755"):
-            return
+        if not _mount_tmpfs(libc, closed, options):
+            return False
         for entry, fd in zip(entries, fds, strict=True):
             os.mkdir(entry)
             source = f"/proc/self/fd/{fd}".encode()
@@ -104,6 +107,7 @@ def _reopen(libc, closed: str, entries: list[str]) -> None:
     finally:
         for fd in fds:
             os.close(fd)
+    return True
 
 
 def set_up(job: dict, facts: dict) -> None:
@@ -155,22 +159,39 @@ def _mounts(job: dict, facts: dict) -> None:
     uid, gid = job.get("drop_to") or (os.getuid(), os.getgid())
     disk = job["limits"]["disk_mb"]
     for closed, entries in job.get("reopen", {}).items():
-        _reopen(libc, closed, entries)
+        _reopen(libc, closed, entries, "size=4k,mode=755")
     hidden = [p for p in job.get("masks", []) if os.path.isdir(p)]
     hidden = [p for p in hidden if _mount_tmpfs(libc, p, "size=4k,mode=000", True)]
-    shared = [
-        d
-        for d in ("/tmp", "/var/tmp", "/dev/shm")
-        if os.path.isdir(d)
-        and not _contains(d, job.get("keep", []))
-        and _mount_tmpfs(libc, d, f"size={disk}m,mode=1777")
-    ]
+    shared = []
+    for d in ("/tmp", "/var/tmp", "/dev/shm"):
+        if not os.path.isdir(d) or os.path.islink(d):
+            continue
+        entries = _entries_on_the_way(d, job.get("keep", []))
+        if _reopen(libc, d, entries, f"size={disk}m,mode=1777"):
+            shared.append(d)
     os.makedirs(job["scratch"], exist_ok=True)
     _mount_tmpfs(libc, job["scratch"], f"size={disk}m,mode=700,uid={uid},gid={gid}")
+    proc = (
+        "a fresh /proc of its own processes"
+        if "proc" in job.get("namespaces", [])
+        else "the host's /proc"
+    )
     facts["filesystem"] = (
         f"mount namespace: {len(hidden)} private directories hidden; scratch "
-        f"and {', '.join(shared) or 'no shared directories'} on tmpfs of {disk} MB"
+        f"and {', '.join(shared) or 'no shared directories'} on private tmpfs of "
+        f"{disk} MB; {proc}"
     )
+
+
+def _entries_on_the_way(parent: str, keep: list[str]) -> list[str]:
+    """The entries of ``parent`` that lead to paths the worker needs (a Python
+    installed under ``/tmp``): bound back after ``parent`` is covered."""
+    parent = os.path.realpath(parent)
+    out = set()
+    for p in map(os.path.realpath, keep):
+        if p.startswith(parent + os.sep):
+            out.add(os.path.join(parent, p[len(parent) + 1 :].split(os.sep)[0]))
+    return sorted(out)
 
 
 def _rlimits(job: dict, facts: dict) -> None:
@@ -203,7 +224,10 @@ def _drop_privileges(job: dict, facts: dict) -> None:
             os.setgroups([])
             os.setgid(gid)
             os.setuid(uid)
-            facts["user"] = f"uid {os.getuid()} (nobody), no supplementary groups"
+            facts["user"] = (
+                f"uid {os.getuid()} (nobody: a user of its own, for this worker "
+                "only), no supplementary groups"
+            )
         except OSError as err:
             facts.setdefault("problems", []).append(f"privilege drop: {err}")
     try:
@@ -226,6 +250,8 @@ def _audit_hook(job: dict, facts: dict) -> None:
         {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     )
     _POLICY["contained"] = bool(job.get("contained"))
+    if not _POLICY["contained"]:
+        _disarm()
     sys.addaudithook(_audit)
     facts["audit_hook"] = "refuses outside connections, and new processes and " + (
         "signals unless alice_lab's own code asks (namespaces and cgroups contain them)"
@@ -234,12 +260,42 @@ def _audit_hook(job: dict, facts: dict) -> None:
     )
 
 
-def _contains(parent: str, paths: list[str]) -> bool:
-    parent = os.path.realpath(parent)
-    return any(
-        os.path.realpath(p) == parent or os.path.realpath(p).startswith(parent + os.sep)
-        for p in paths
-    )
+#: functions that start processes or send signals without raising an audit event
+#: (Python 3.11-3.13); refused when nothing contains what they would do
+_UNAUDITED = {
+    "posix": ("pidfd_open",),
+    "os": ("pidfd_open",),
+    "_signal": ("pidfd_send_signal",),
+    "signal": ("pidfd_send_signal",),
+    "_posixsubprocess": ("fork_exec",),
+}
+
+
+def _refused(what: str):
+    def refuse(*args, **kwargs):
+        raise PermissionError(f"the grader does not allow {what} in submissions")
+
+    return refuse
+
+
+def _disarm() -> None:
+    """Replace the unaudited ways to start a process or signal one (``pidfd_open``
+    with ``pidfd_send_signal``, ``_posixsubprocess.fork_exec``) with functions that
+    raise :class:`PermissionError`, as the audit hook would: without a PID namespace
+    and a user of its own, they would let a submission kill the grader.
+    The audit hook then refuses re-importing their modules. ``ctypes`` can still
+    reach the C library's functions; the instructors' page says so."""
+    import importlib
+
+    for module_name, names in _UNAUDITED.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name in names:
+            if hasattr(module, name):
+                setattr(module, name, _refused(f"{module_name}.{name}"))
+    _POLICY["no_reimport"] = frozenset(_UNAUDITED)
 
 
 def _is_local(address) -> bool:
@@ -251,7 +307,12 @@ def _is_local(address) -> bool:
     )
 
 
-_POLICY = {"contained": False, "trusted": "", "library": ()}
+_POLICY = {
+    "contained": False,
+    "trusted": "",
+    "library": (),
+    "no_reimport": frozenset(),
+}
 
 
 def _caller_is_trusted() -> bool:
@@ -271,6 +332,8 @@ def _caller_is_trusted() -> bool:
 
 
 def _audit(event: str, args: tuple) -> None:
+    if event == "import" and args and args[0] in _POLICY["no_reimport"]:
+        raise PermissionError(f"the grader does not allow re-importing {args[0]}")
     if event in _BLOCKED_EVENTS:
         if not (_POLICY["contained"] and _caller_is_trusted()):
             raise PermissionError(f"the grader does not allow {event} in submissions")

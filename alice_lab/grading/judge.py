@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,7 +136,7 @@ def decode(raw: Any) -> Step:
         data = base64.b64decode(raw["f8"], validate=True)
     except (binascii.Error, TypeError, ValueError):
         return Step(name, None, "malformed data")
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)  # Python integers: a forged shape cannot overflow
     if size > MAX_ELEMENTS or len(data) != 8 * size:
         return Step(name, None, "malformed data")
     return Step(name, np.frombuffer(data, dtype="<f8").reshape(shape).copy())

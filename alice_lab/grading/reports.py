@@ -7,14 +7,15 @@
 - :func:`classroom`: the JSON that GitHub Classroom's ``autograding-grading-reporter``
   decodes from a ``<RUNNER>_RESULTS`` variable (base64, :func:`classroom_base64`):
   ``version``, ``status`` (pass/fail/error), ``max_score`` and tests with ``score``.
-- :func:`write_csv`: one row per student (score, status, sandbox level, seconds, the
+- :func:`csv_text`: one row per student (score, status, sandbox level, seconds, the
   points of every check), for a spreadsheet.
 - :func:`junit_xml`: one ``<testsuite>`` per student, one ``<testcase>`` per check, for
   CI systems that draw test reports.
 
 :func:`write_submission` writes a submission's files (``results.json``, its GitHub
 Classroom JSON and a ``log.txt`` for the instructor only); :func:`write_class` writes
-``grades.csv``, ``junit.xml`` and ``classroom.json`` for a class.
+``grades.csv``, ``junit.xml`` and ``classroom.json`` for a class. Both write through an
+:class:`~alice_lab.grading.outbox.Outbox`, which never follows a link.
 
 >>> _xml_text("a\\x00b")
 'a?b'
@@ -24,20 +25,21 @@ from __future__ import annotations
 
 import base64
 import csv
+import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 from alice_lab.grading.grader import Graded
+from alice_lab.grading.outbox import Outbox, safe_text
 
 __all__ = [
     "classroom",
     "classroom_base64",
     "gradescope",
     "junit_xml",
+    "csv_text",
     "write_class",
-    "write_csv",
     "write_submission",
 ]
 
@@ -123,26 +125,26 @@ def _columns(results: list[Graded]) -> list[str]:
     return ids
 
 
-def write_csv(results: list[Graded], path: Path) -> Path:
-    """One row per student; a column per check holds its points."""
+def csv_text(results: list[Graded]) -> str:
+    """``grades.csv``: one row per student; a column per check holds its points."""
     ids = _columns(results)
     head = ["student", "submission", "lab", "score", "max_score", "status"]
     head += ["sandbox_level", "seconds", *ids]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(head)
-        for g in results:
-            points = {c.id: c.points for c in g.checks}
-            writer.writerow(
-                [g.student, g.submission, g.lab or "", g.score, g.max_score, g.status]
-                + [g.level[0], f"{g.seconds:.2f}"]
-                + [points.get(i, "") for i in ids]
-            )
-    return Path(path)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(head)
+    for g in results:
+        points = {c.id: c.points for c in g.checks}
+        writer.writerow(
+            [g.student, g.submission, g.lab or "", g.score, g.max_score, g.status]
+            + [g.level[0], f"{g.seconds:.2f}"]
+            + [points.get(i, "") for i in ids]
+        )
+    return buffer.getvalue()
 
 
-def _xml_text(text: str) -> str:
-    return _NOT_XML.sub("?", str(text))
+def _xml_text(text: object) -> str:
+    return _NOT_XML.sub("?", safe_text(text))
 
 
 def junit_xml(results: list[Graded]) -> str:
@@ -199,30 +201,21 @@ def junit_xml(results: list[Graded]) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
 
 
-def write_submission(g: Graded, directory: Path) -> Path:
+def write_submission(g: Graded, box: Outbox) -> None:
     """``results.json`` (Gradescope), ``classroom.json`` and ``log.txt`` (instructor
-    only: what the worker printed, how it ended) in ``directory``."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    results = directory / "results.json"
-    results.write_text(json.dumps(gradescope(g), indent=2) + "\n", encoding="utf-8")
-    (directory / "classroom.json").write_text(
-        json.dumps(classroom(g), indent=2) + "\n", encoding="utf-8"
+    only: what the worker printed, how it ended) into the output folder ``box``."""
+    box.write("results.json", json.dumps(gradescope(g), indent=2) + "\n")
+    box.write("classroom.json", json.dumps(classroom(g), indent=2) + "\n")
+    box.write(
+        "log.txt", g.log + "\n\nsandbox: " + json.dumps(g.isolation, indent=1) + "\n"
     )
-    (directory / "log.txt").write_text(
-        g.log + "\n\nsandbox: " + json.dumps(g.isolation, indent=1) + "\n",
-        encoding="utf-8",
-    )
-    return results
 
 
-def write_class(results: list[Graded], directory: Path) -> None:
+def write_class(results: list[Graded], box: Outbox) -> None:
     """``grades.csv``, ``junit.xml`` and ``classroom.json`` (student -> JSON)."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    write_csv(results, directory / "grades.csv")
-    (directory / "junit.xml").write_text(junit_xml(results) + "\n", encoding="utf-8")
-    (directory / "classroom.json").write_text(
+    box.write("grades.csv", csv_text(results))
+    box.write("junit.xml", junit_xml(results) + "\n")
+    box.write(
+        "classroom.json",
         json.dumps({g.student: classroom(g) for g in results}, indent=2) + "\n",
-        encoding="utf-8",
     )

@@ -24,9 +24,11 @@ Each layer that could not be had is skipped; the result says which were obtained
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
+import pwd
 import queue
 import shutil
 import signal
@@ -35,14 +37,19 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from alice_lab.grading.cgroups import Cgroups
 
-__all__ = ["Attempt", "Layers", "Limits", "level", "run_worker"]
+__all__ = ["Attempt", "Layers", "Limits", "level", "preflight", "run_worker"]
 
 NOBODY = (65534, 65534)
+#: user ids given to workers, one per running worker (their group is nogroup)
+WORKER_UIDS = range(61_000, 61_512)
+_UID_LOCK = threading.Lock()
+_UIDS_IN_USE: set[int] = set()
 _GRACE = 2.0  # seconds a check may overrun its alarm before the process is killed
 _MAX_LINE = 64 * 1024 * 1024
 _KEEP_OUTPUT = 64 * 1024
@@ -52,11 +59,13 @@ _KEEP_OUTPUT = 64 * 1024
 class Limits:
     """Limits for one submission. ``timeout`` bounds the whole submission (wall
     clock), ``check_timeout`` each check and each statement of the submission's that
-    is not an import, ``load_timeout`` each import (torch or JAX can take seconds)."""
+    is not an import, ``load_timeout`` each import (torch or JAX can take seconds),
+    ``parse_timeout`` the grader's own reading of the file (:mod:`.intake`)."""
 
     timeout: float = 300.0
     check_timeout: float = 30.0
     load_timeout: float = 60.0
+    parse_timeout: float = 30.0
     memory_mb: int = 2048
     disk_mb: int = 256
     processes: int = 256
@@ -107,9 +116,14 @@ def _unshare_prefix() -> tuple[tuple[str, ...], tuple[str, ...]]:
     if unshare is None:
         return (), ()
     base = ("--net", "--pid", "--mount", "--fork", "--kill-child")
-    tries = [((unshare, *base), ("net", "pid", "mount"))]
-    if not _is_root():  # a user namespace; AppArmor forbids it on recent Ubuntu
-        tries = [((unshare, "--map-root-user", *base), ("user", "net", "pid", "mount"))]
+    kinds = ("net", "pid", "mount")
+    user = () if _is_root() else ("--map-root-user",)  # AppArmor may forbid it
+    tries = [
+        ((unshare, *user, *base, "--mount-proc"), (*kinds, "proc")),
+        ((unshare, *user, *base), kinds),
+    ]
+    if user:
+        tries = [(p, ("user", *k)) for p, k in tries]
     for prefix, kinds in tries:
         try:
             done = subprocess.run(
@@ -120,6 +134,70 @@ def _unshare_prefix() -> tuple[tuple[str, ...], tuple[str, ...]]:
         if done.returncode == 0:
             return prefix, kinds
     return (), ()
+
+
+@contextlib.contextmanager
+def _worker_uid(wanted: bool) -> Iterator[int | None]:
+    """A user id of the worker's own while it runs (root only), so that a per-user
+    limit (``RLIMIT_NPROC``) or a signal never reaches another worker: the first id
+    of ``WORKER_UIDS`` that no running worker holds and no account on this machine
+    owns."""
+    if not wanted:
+        yield None
+        return
+    with _UID_LOCK:
+        uid = next(
+            (u for u in WORKER_UIDS if u not in _UIDS_IN_USE and not _has_account(u)),
+            None,
+        )
+        if uid is not None:
+            _UIDS_IN_USE.add(uid)
+    try:
+        yield uid if uid is not None else NOBODY[0]
+    finally:
+        with _UID_LOCK:
+            _UIDS_IN_USE.discard(uid)
+
+
+def _has_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
+
+
+def preflight(layers: Layers = Layers(), limits: Limits = Limits()) -> list[str]:
+    """What a submission could do on this machine that the full level prevents, one
+    sentence per missing layer (empty at the full level): the grader prints these
+    before it starts, so an instructor knows what the sandbox holds."""
+    warnings = []
+    if not (_is_root() and layers.drop_privileges):
+        warnings.append(
+            "not running as root (or --basic-isolation): the workers run as your own "
+            "user, so a submission can read your files and signal other processes of "
+            "yours, the grader included (it then stops without a report)"
+        )
+    prefix, kinds = _unshare_prefix() if layers.namespaces else ((), ())
+    if "net" not in kinds:
+        warnings.append(
+            "no network namespace: only Python's audit hook refuses connections, "
+            "and native code can get around it"
+        )
+    if "mount" not in kinds:
+        warnings.append(
+            "no mount namespace: a submission sees every file its user can read, "
+            "other submissions included"
+        )
+    groups = Cgroups.create(limits) if layers.cgroups else None
+    if groups is None:
+        warnings.append(
+            "no cgroups: memory is watched by polling and processes are not counted "
+            "per worker"
+        )
+    else:
+        groups.remove()
+    return warnings
 
 
 # --- watching the worker --------------------------------------------------------------
@@ -182,7 +260,7 @@ def _read_events(fd: int, events: queue.Queue) -> None:
                 line, buffer = buffer.split(b"\n", 1)
                 try:
                     message = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # garbage, or nested 100k deep
                     message = None
                 events.put(message if isinstance(message, dict) else {"event": "?"})
             if len(buffer) > _MAX_LINE:
@@ -280,12 +358,18 @@ def run_worker(
     finishes, breaks a limit, or ``deadline`` (a ``time.monotonic()`` value) passes.
     ``private`` lists directories the worker must not see (hidden checks, other
     submissions, outputs); they are hidden where a mount namespace is available."""
+    want_uid = layers.drop_privileges and _is_root()
+    with _worker_uid(want_uid) as uid:
+        return _run_worker(job, limits, layers, deadline, private, uid)
+
+
+def _run_worker(job, limits, layers, deadline, private, uid) -> Attempt:
     t0 = time.monotonic()
     scratch = tempfile.mkdtemp(prefix="alice-grade-")
     prefix, kinds = _unshare_prefix() if layers.namespaces else ((), ())
     groups = Cgroups.create(limits) if layers.cgroups else None
     read_fd, write_fd = os.pipe()
-    job = _full_job(job, layers, limits, kinds, groups, scratch, private, write_fd)
+    job = _full_job(job, uid, limits, kinds, groups, scratch, private, write_fd)
     attempt = Attempt()
     try:
         proc = subprocess.Popen(
@@ -328,13 +412,13 @@ def run_worker(
     return attempt
 
 
-def _full_job(job, layers, limits, kinds, groups, scratch, private, fd) -> dict:
+def _full_job(job, uid, limits, kinds, groups, scratch, private, fd) -> dict:
     """The job with everything the worker needs to set itself up: the pipe, the
     scratch directory, the limits, which namespaces it is in, what to hide and what to
-    keep visible, whom to become, which cgroups to join."""
+    keep visible, whom to become (``uid``, or no one), which cgroups to join."""
     keep = _keep_visible()
     closed = _closed_ancestors(keep)
-    drop = NOBODY if layers.drop_privileges and _is_root() else None
+    drop = (uid, NOBODY[1]) if uid is not None else None
     if closed and "mount" not in kinds:
         drop = None  # nobody could not even import the standard library
     if drop:

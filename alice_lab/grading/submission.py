@@ -39,10 +39,17 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Program", "Submission", "extract", "load_submission", "parse_text"]
+from alice_lab.grading.intake import MAX_BYTES, read_submission_bytes
 
-#: submissions larger than this are refused (a notebook with huge outputs is ~MBs)
-MAX_BYTES = 50 * 1024 * 1024
+__all__ = [
+    "Program",
+    "Submission",
+    "extract",
+    "load_bytes",
+    "load_submission",
+    "parse_text",
+]
+
 _KEEP_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 _CONFIG_CALLS = {
     "jax.config.update",
@@ -54,7 +61,7 @@ _CONFIG_CALLS = {
     "random.seed",
 }
 _PERCENT = re.compile(r"^#\s*%%(?P<rest>.*)$")
-_MAGIC_LINE = re.compile(r"^(?P<indent>\s*)(?:[\w.\[\], ]+\s*=\s*)?[%!]")
+_MAGIC_TARGET = re.compile(r"[\w.\[\], ]+")
 _CHUNK_START = re.compile(
     r"^(?:@|def\s|async\s+def\s|class\s|import\s|from\s|if\s|for\s|while\s|with\s|"
     r"try\s*:|[A-Za-z_][\w.]*\s*(?:[-+*/]?=(?!=)|:))"
@@ -111,29 +118,25 @@ class Program:
 
 
 def load_submission(path: Path, *, max_bytes: int = MAX_BYTES) -> Submission:
-    """Read ``path`` (``.ipynb`` or ``.py``); never raises for a bad file."""
+    """Read ``path`` (``.ipynb`` or ``.py``) without following a link; never raises
+    for a bad file."""
     path = Path(path)
-    sub = Submission(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            sub.problem = (
-                f"the file is {size / 2**20:.0f} MB, more than the "
-                f"{max_bytes / 2**20:.0f} MB limit; clear the notebook's outputs "
-                "(Edit > Clear All Outputs) and submit again"
-            )
-            return sub
-        data = path.read_bytes()
-    except OSError as err:
-        sub.problem = f"the file could not be read ({err.strerror or err})"
-        return sub
+    data = read_submission_bytes(path, max_bytes)
+    if isinstance(data, str):
+        return Submission(path, problem=data)
+    return load_bytes(data, path)
+
+
+def load_bytes(data: bytes, path: Path) -> Submission:
+    """A submission from the bytes of a file named ``path``."""
+    sub = Submission(Path(path))
     text = data.decode("utf-8-sig", errors="replace")
     if "\ufffd" in text:
         sub.notes.append("the file is not valid UTF-8; unreadable bytes were replaced")
     if not text.strip():
         sub.problem = "the submission is empty; save your notebook and submit it again"
         return sub
-    if path.suffix.lower() == ".ipynb" or text.lstrip().startswith("{"):
+    if sub.path.suffix.lower() == ".ipynb" or text.lstrip().startswith("{"):
         return _read_notebook(sub, text)
     return _read_python(sub, text)
 
@@ -247,11 +250,16 @@ def _parse(text: str) -> ast.Module:
     keeps its recursion counter per interpreter, not per thread: two parses at once
     can fail with "SystemError: AST constructor recursion depth mismatch"
     (python/cpython#106905). A warning (an invalid escape in a string) is no reason
-    to fail a submission either.
+    to fail a submission either. Code nested too deeply to build its tree raises
+    ``ValueError``, as a syntax error would.
     """
     with _AST_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.parse(text)
+        try:
+            return ast.parse(text)
+        except (RecursionError, MemoryError) as err:  # e.g. `1+1+...` 20 000 terms
+            why = f"too deeply nested to read ({type(err).__name__})"
+            raise ValueError(why) from None
 
 
 def _parses(text: str) -> bool:
@@ -281,16 +289,27 @@ def _strip_magics(source: str) -> tuple[str, str | None]:
         lines[first] = ""
     out = []
     for line in lines:
-        m = _MAGIC_LINE.match(line)
         stripped = line.strip()
-        if m or (stripped.endswith("?") and not stripped.startswith("#")):
-            out.append(
-                (m.group("indent") if m else line[: len(line) - len(line.lstrip())])
-                + "pass"
-            )
+        help_line = stripped.endswith("?") and not stripped.startswith("#")
+        if _magic_indent(line) is not None or help_line:
+            out.append(line[: len(line) - len(line.lstrip())] + "pass")
         else:
             out.append(line)
     return "\n".join(out), None
+
+
+def _magic_indent(line: str) -> str | None:
+    """The indentation of an IPython line magic or shell escape (``%time f(x)``,
+    ``!ls``, ``files = !ls``), or None; in time linear in the line's length."""
+    body = line.lstrip()
+    indent = line[: len(line) - len(body)]
+    if body.startswith(("%", "!")):
+        return indent
+    target, eq, rest = body.partition("=")
+    if eq and rest.lstrip().startswith(("%", "!")):
+        if _MAGIC_TARGET.fullmatch(target.rstrip()):
+            return indent
+    return None
 
 
 def _chunks(source: str) -> list[tuple[int, str]]:
@@ -492,6 +511,26 @@ def _imports_in_try(node: ast.stmt) -> list[ast.stmt]:
     return []
 
 
+def _close_over_uses(pool: list[_Stmt], needed: set[str]) -> None:
+    """Add to ``needed`` every name that the definitions of needed names use, and so
+    on (imports are kept by name later). Each statement is looked at once, so a
+    chain of thousands of assignments costs linear time."""
+    binders: dict[str, list[int]] = {}
+    for k, s in enumerate(pool):
+        if not isinstance(s.node, ast.Import | ast.ImportFrom):
+            for n in _bound(s.node):
+                binders.setdefault(n, []).append(k)
+    todo, seen = list(needed), set()
+    while todo:
+        for k in binders.get(todo.pop(), ()):
+            if k in seen:
+                continue
+            seen.add(k)
+            new = _used(pool[k].node) - needed
+            needed |= new
+            todo += new
+
+
 def extract(sub: Submission, names: list[str]) -> Program:
     """The statements that define ``names`` (and what they need), in notebook order."""
     notes: list[str] = []
@@ -515,15 +554,7 @@ def extract(sub: Submission, names: list[str]) -> Program:
     for s in pool:  # configuration calls run, so what they use is needed too
         if _is_config(s.node):
             needed |= _used(s.node)
-    grew = True
-    while grew:
-        grew = False
-        for s in pool:
-            if isinstance(s.node, ast.Import | ast.ImportFrom):
-                continue
-            if _bound(s.node) & needed and not _used(s.node) <= needed:
-                needed |= _used(s.node)
-                grew = True
+    _close_over_uses(pool, needed)
     chosen: list[Statement] = []
     found: dict[str, list[str]] = {}
     for s in pool:

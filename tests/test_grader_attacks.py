@@ -1,0 +1,339 @@
+"""The grader under attack: one test per kind of attack of issue #17 that it now holds.
+
+Each test pits a hostile submission (or a hostile file system) against an honest lab02
+submission (``tests/grader_corpus/correct.py``: 10 of lab02's 14 points, the four NumPy
+exercises) and checks that the honest score, every report and every class file survive,
+and that nothing outside ``--out`` is touched. Tests that need what only root on Linux
+gives (a user per worker, namespaces) say so when they skip.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import stat
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from alice_lab import cli
+from alice_lab.grading import judge, sandbox
+from alice_lab.grading.grader import grade, grade_batch
+from alice_lab.grading.intake import take_in
+from alice_lab.grading.outbox import OutboxError, open_outbox
+from alice_lab.grading.sandbox import Limits
+from alice_lab.grading.submission import extract, parse_text
+
+CORPUS = Path(__file__).parent / "grader_corpus"
+HONEST = (CORPUS / "correct.py").read_text()
+HONEST_POINTS = 10  # lab02.1-4: 2 + 2 + 3 + 3
+LIMITS = Limits(
+    timeout=20.0, check_timeout=3.0, load_timeout=6.0, memory_mb=256, disk_mb=64
+)
+FULL = os.geteuid() == 0 and bool(sandbox._unshare_prefix()[0])
+needs_full = pytest.mark.skipif(
+    not FULL, reason="needs root and unshare (the full isolation level)"
+)
+
+
+def _honest_scores(results) -> dict[str, int]:
+    return {g.student: g.score for g in results}
+
+
+def _class_files_intact(out: Path, students: int) -> None:
+    with open(out / "grades.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == students
+    suites = ET.parse(out / "junit.xml").getroot().findall("testsuite")
+    assert len(suites) == students
+    assert len(json.loads((out / "classroom.json").read_text())) == students
+
+
+# --- 3. root writes only where it chose --------------------------------------------
+
+
+def test_the_output_folder_is_made_by_the_grader(tmp_path):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "old.txt").write_text("x")
+    with pytest.raises(OutboxError, match="not empty"):
+        open_outbox(full)
+    open_outbox(full, overwrite=True).close()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(OutboxError, match="symbolic link"):
+        open_outbox(link, overwrite=True)
+    if os.geteuid() == 0:  # a folder someone else made (perhaps a worker) is refused
+        theirs = tmp_path / "theirs"
+        theirs.mkdir()
+        os.chown(theirs, 61_999, 61_999)
+        with pytest.raises(OutboxError, match="owned by uid 61999"):
+            open_outbox(theirs)
+    made = tmp_path / "new" / "out"
+    open_outbox(made).close()
+    assert stat.S_IMODE(made.stat().st_mode) & 0o022 == 0
+    # the CLI: a clear error and exit status 1 for a folder that is not empty
+    sub = tmp_path / "s.py"
+    sub.write_text(HONEST)
+    assert cli.main(["grade", str(sub), "--lab", "lab02", "--out", str(full)]) == 1
+
+
+def test_reports_never_follow_planted_links_or_block_on_fifos(tmp_path):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    submissions.mkdir()
+    (submissions / "alice.py").write_text(HONEST)
+    (submissions / "bob.py").write_text(HONEST)
+    victim = tmp_path / "authorized_keys"
+    victim.write_text("untouched\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out.mkdir(mode=0o755)
+    (out / "alice").mkdir()
+    (out / "alice" / "results.json").symlink_to(victim)
+    os.mkfifo(out / "alice" / "log.txt")
+    (out / "bob").symlink_to(elsewhere, target_is_directory=True)
+    (out / "junit.xml").symlink_to(victim)
+    results = grade_batch(
+        submissions, out=out, lab="lab02", limits=LIMITS, jobs=2, overwrite=True
+    )
+    assert _honest_scores(results) == {"alice": HONEST_POINTS, "bob": HONEST_POINTS}
+    assert victim.read_text() == "untouched\n"
+    assert list(elsewhere.iterdir()) == []
+    for name in (
+        "alice/results.json",
+        "alice/log.txt",
+        "bob/results.json",
+        "junit.xml",
+    ):
+        assert stat.S_ISREG(os.lstat(out / name).st_mode), name
+    assert not (out / "bob").is_symlink()
+    _class_files_intact(out, 2)
+
+
+def test_submissions_are_read_without_following_links(tmp_path):
+    solution = tmp_path / "instructor" / "lab02_solution.py"
+    solution.parent.mkdir()
+    solution.write_text(HONEST)
+    submissions = tmp_path / "submissions"
+    (submissions / "carol").mkdir(parents=True)
+    (submissions / "mallory.py").symlink_to(solution)
+    (submissions / "carol" / "lab02.py").symlink_to(solution)
+    (submissions / "dave.py").write_text(HONEST)
+    results = {
+        g.student: g
+        for g in grade_batch(
+            submissions, out=tmp_path / "out", lab="lab02", limits=LIMITS, jobs=2
+        )
+    }
+    assert results["dave"].score == HONEST_POINTS
+    assert results["mallory"].score == 0
+    assert "symbolic link" in results["mallory"].message
+    assert results["carol"].score == 0 and results["carol"].status == "empty"
+
+
+@needs_full
+def test_workers_get_their_own_user_tmp_and_proc(tmp_path):
+    probe = (
+        "import os\n\n"
+        "def f(X):\n"
+        "    open('/tmp/planted-by-a-student', 'w').write('x')\n"
+        "    pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
+        "    raise RuntimeError(f'uid={os.getuid()} pids={len(pids)}')\n"
+    )
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "p1.py").write_text(probe)
+    (submissions / "p2.py").write_text(probe)
+    results = grade_batch(
+        submissions, out=tmp_path / "out", lab="lab02", limits=LIMITS, jobs=2
+    )
+    facts = {}
+    for g in results:
+        message = next(c.message for c in g.checks if c.id == "lab02.1")
+        uid, pids = message.split("uid=")[1].split(" pids=")
+        facts[g.student] = (int(uid), int(pids.split()[0].rstrip(")")))
+    (uid1, pids1), (uid2, pids2) = facts["p1"], facts["p2"]
+    assert uid1 != uid2 and 0 not in (uid1, uid2)
+    assert pids1 < 10 and pids2 < 10, facts  # a fresh /proc: the worker's own only
+    assert not Path("/tmp/planted-by-a-student").exists()
+
+
+# --- 4. a classmate cannot take points from an honest submission ------------------
+
+HOLD_THREADS = """import threading, time
+
+def _hold():
+    threads = []
+    for _ in range(200):
+        try:
+            t = threading.Thread(target=time.sleep, args=(12,), daemon=True)
+            t.start()
+            threads.append(t)
+        except RuntimeError:
+            break
+    return threads
+
+_held = _hold()
+
+def f(X):
+    return _held
+"""
+
+NEEDS_THREADS = HONEST.replace(
+    "def f(X):\n",
+    "def f(X):\n"
+    "    import concurrent.futures, time\n"
+    "    time.sleep(1.0)\n"
+    "    with concurrent.futures.ThreadPoolExecutor(16) as pool:\n"
+    "        list(pool.map(abs, range(64)))\n",
+)
+
+
+@needs_full
+def test_one_submissions_threads_do_not_reach_its_neighbour(tmp_path):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "a_hostile.py").write_text(HOLD_THREADS)
+    (submissions / "b_honest.py").write_text(NEEDS_THREADS)
+    limits = Limits(**{**LIMITS.__dict__, "processes": 64})
+    results = grade_batch(
+        submissions, out=tmp_path / "out", lab="lab02", limits=limits, jobs=2
+    )
+    honest = next(g for g in results if g.student == "b_honest")
+    assert honest.score == HONEST_POINTS, honest.message
+
+
+# --- 4, 5. the grader's own parsing is bounded, and never fatal -------------------
+
+
+def _deep_json(depth: int) -> str:
+    return '{"cells": ' + "[" * depth + "]" * depth + "}"
+
+
+def test_hostile_files_get_a_report_and_the_class_goes_on(tmp_path):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    submissions.mkdir()
+    (submissions / "deep.ipynb").write_text(_deep_json(100_000))
+    (submissions / "long_sum.py").write_text(
+        HONEST + "\nx = " + "+".join(["1"] * 20_000) + "\n"
+    )
+    spaces = {"cell_type": "markdown", "source": " " * 320_000, "metadata": {}}
+    code = {"cell_type": "code", "source": HONEST, "metadata": {}, "outputs": []}
+    nb = {"cells": [spaces, code], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (submissions / "spaces.ipynb").write_text(json.dumps(nb))
+    (submissions / os.fsdecode(b"caf\xe9.py")).write_text(HONEST)
+    (submissions / "grades.csv.py").write_text(HONEST)
+    (submissions / "surrogate.py").write_text(
+        HONEST.replace("def f(X):\n", "def f(X):\n    raise ValueError('\\udcff')\n")
+    )
+    results = grade_batch(submissions, out=out, lab="lab02", limits=LIMITS, jobs=2)
+    scores = _honest_scores(results)
+    assert scores["spaces"] == HONEST_POINTS  # the long line costs nothing
+    assert scores["caf_"] == HONEST_POINTS  # a name that is not UTF-8
+    assert scores["grades.csv-2"] == HONEST_POINTS  # no collision with the CSV
+    assert scores["surrogate"] == HONEST_POINTS - 2  # its f raises, nothing else
+    deep = next(g for g in results if g.student == "deep")
+    assert deep.status == "malformed" and deep.score == 0
+    assert "could not be read" in deep.message or "not valid JSON" in deep.message
+    assert scores["long_sum"] == HONEST_POINTS  # the unreadable line is left out
+    _class_files_intact(out, 6)
+    for g in results:
+        json.loads((out / g.student / "results.json").read_text(encoding="utf-8"))
+
+
+def test_extraction_is_linear_in_the_submission(tmp_path):
+    import time
+
+    n = 6000
+    chain = "\n".join(f"a{k} = a{k + 1}" for k in range(n)) + f"\na{n} = 1\n"
+    text = chain + "\ndef f(X):\n    return X * a0\n"
+    t0 = time.perf_counter()
+    program = extract(parse_text(text), ["f"])
+    seconds = time.perf_counter() - t0
+    assert len(program.statements) == n + 2  # every link of the chain is needed
+    assert seconds < 10, seconds  # quadratic took minutes
+    text = "# %% [markdown]\n" + " " * 320_000 + "x\n# %%\ndef f(X):\n    return X\n"
+    t0 = time.perf_counter()
+    program = extract(parse_text(text), ["f", "g"])  # g missing: markdown is read
+    assert time.perf_counter() - t0 < 5  # the old magic-line regex took minutes
+    assert list(program.found) == ["f"]
+
+
+def test_reading_a_submission_has_limits(tmp_path):
+    path = tmp_path / "lab02.py"
+    path.write_text(HONEST)
+    assert take_in(path, {"lab02": ["f"]}).found == {"f": "lab02.py, line 6"}
+    starved = take_in(path, {"lab02": ["f"]}, memory_mb=40)  # cannot even start
+    assert starved.program == [] and "could not be read" in starved.problem
+
+
+def test_forged_messages_are_refused_not_fatal():
+    huge = {"name": "f(X)", "shape": [4_000_000] * 4, "f8": ""}
+    assert judge.decode(huge).error == "malformed data"
+    import queue
+    import threading
+
+    r, w = os.pipe()
+
+    def forge() -> None:  # more than a pipe holds: written while it is read
+        with os.fdopen(w, "wb") as pipe:
+            pipe.write(b"[" * 200_000 + b"\n")
+
+    writer = threading.Thread(target=forge)
+    writer.start()
+    events: queue.Queue = queue.Queue()
+    sandbox._read_events(r, events)
+    writer.join()
+    assert events.get_nowait() == {"event": "?"}  # refused, and the reader went on
+    assert events.get_nowait() == {"event": "_eof"}
+
+
+# --- 6. the basic level says what it is, and refuses unaudited signals ------------
+
+KILL_PARENT = """import os, signal
+
+def f(X):
+    fd = os.pidfd_open(os.getppid())
+    signal.pidfd_send_signal(fd, signal.SIGKILL)
+    return X[:, 0]
+"""
+
+
+def test_the_basic_level_warns_and_survives_pidfd_signals(tmp_path):
+    sub = tmp_path / "killer.py"
+    sub.write_text(HONEST.replace("def f(X):", "def f_honest(X):") + KILL_PARENT)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "alice_lab.cli", "grade", str(sub), "--lab", "lab02"]
+        + ["--out", str(out), "--basic-isolation", "--timeout", "60"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "not at its full level" in done.stderr
+    assert "signal other processes" in done.stderr
+    data = json.loads((out / "results.json").read_text())
+    f_test = next(t for t in data["tests"] if t["extra_data"]["check"] == "lab02.1")
+    assert "does not allow" in f_test["output"]
+    assert data["score"] == HONEST_POINTS - 2
+
+
+# --- 7. a missing file is the instructor's error ----------------------------------
+
+
+def test_grading_a_missing_file_is_an_error(tmp_path, capsys):
+    status = cli.main(
+        ["grade", str(tmp_path / "nowhere.py"), "--out", str(tmp_path / "o")]
+    )
+    assert status == 1
+    assert "no submission at" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    g = grade(tmp_path / "nowhere.py", lab="lab02", limits=LIMITS)
+    assert g.status == "malformed" and "could not be read" in g.message
