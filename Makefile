@@ -49,7 +49,7 @@ book: setup
 # with a thread per core each made small torch loops several times slower). It ends with a table of where the time went
 # (_build/timings.md). `make book` builds the full site.
 PYTEST = OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-	$(PY) -m pytest -n 3 --dist loadfile --doctest-modules tests alice_lab
+	$(PY) -m pytest -n 2 --dist loadfile --doctest-modules tests alice_lab
 
 timing-start:
 	@$(PYTHON) tools/timings.py mark make-test
