@@ -145,7 +145,9 @@ def _grade(args: argparse.Namespace) -> int:
             hidden_checks(args.hidden) as hidden,
             open_outbox(args.out, overwrite=args.overwrite) as box,
         ):
-            private = tuple(p for p in (box.path, args.hidden) if p)
+            # the classmates' files beside the submission too
+            beside = Path(args.submission).absolute().parent
+            private = tuple(p for p in (box.path, args.hidden, beside) if p)
             g = safe_grade(
                 args.submission,
                 lab=args.lab,

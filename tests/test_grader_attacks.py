@@ -22,11 +22,12 @@ import pytest
 
 from alice_lab import cli
 from alice_lab.grading import judge, sandbox
-from alice_lab.grading.grader import grade, grade_batch
+from alice_lab.grading.grader import grade, grade_batch, hidden_checks
 from alice_lab.grading.intake import take_in
 from alice_lab.grading.outbox import OutboxError, open_outbox
 from alice_lab.grading.sandbox import Limits
 from alice_lab.grading.submission import extract, parse_text
+from tests.test_grader_corpus import HIDDEN_CHECK, SECRET
 
 CORPUS = Path(__file__).parent / "grader_corpus"
 HONEST = (CORPUS / "correct.py").read_text()
@@ -337,3 +338,89 @@ def test_grading_a_missing_file_is_an_error(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
     g = grade(tmp_path / "nowhere.py", lab="lab02", limits=LIMITS)
     assert g.status == "malformed" and "could not be read" in g.message
+
+
+# --- 1. (part) handing the exercise back to alice_lab's own code -----------------
+
+DELEGATES = """import numpy as np
+from alice_lab import grading
+from alice_lab.testfuncs import alice2d_grad as borrowed
+from alice_lab.optim import gradient_descent as library_descent
+
+
+def f(X):
+    return grading.CHECKS["lab02.1"].reference()(X)
+
+
+def grad_f(X):
+    return borrowed(X)
+
+
+def gradient_descent(grad_fn, X0, lr, steps):
+    return library_descent(grad_fn, X0, lr=lr, steps=steps).path
+"""
+
+
+def test_calling_alice_labs_own_answer_does_not_score(tmp_path):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "delegates.py").write_text(DELEGATES)
+    (submissions / "honest.py").write_text(HONEST)
+    results = {
+        g.student: g
+        for g in grade_batch(
+            submissions, out=tmp_path / "out", lab="lab02", limits=LIMITS, jobs=2
+        )
+    }
+    assert results["honest"].score == HONEST_POINTS
+    checks = {c.id: c for c in results["delegates"].checks}
+    assert checks["lab02.1"].status == "error"  # the reference is withheld
+    assert "not available while grading" in checks["lab02.1"].message
+    for check_id, used in (
+        ("lab02.2", "alice2d_grad"),
+        ("lab02.3", "gradient_descent"),
+    ):
+        assert checks[check_id].status == "failed", checks[check_id].message
+        assert used in checks[check_id].message
+    assert results["delegates"].score == 0
+
+
+# --- 2. hidden checks do not leak through messages -------------------------------
+
+LEAK = """import gc
+
+
+def f(X):
+    found = [
+        o.get("__doc__") for o in gc.get_objects()
+        if isinstance(o, dict) and "alice_lab_hidden" in str(o.get("__name__"))
+    ]
+    raise RuntimeError(f"leaked: {found}")
+"""
+
+
+def test_hidden_checks_never_reach_a_message(tmp_path):
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "lab02_hidden.py").write_text(HIDDEN_CHECK)
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "leak.py").write_text(LEAK)
+    (submissions / "honest.py").write_text(HONEST)
+    out = tmp_path / "out"
+    with hidden_checks(hidden) as extra:
+        results = {
+            g.student: g
+            for g in grade_batch(
+                submissions, out=out, lab="lab02", limits=LIMITS, hidden=extra, jobs=2
+            )
+        }
+    assert results["honest"].score == HONEST_POINTS + 1  # the hidden check too
+    leak = {c.id: c for c in results["leak"].checks}
+    assert leak["lab02.1"].message.startswith(
+        "your code raised RuntimeError: leaked: []"
+    )
+    assert leak["lab02.h1"].status == "error"
+    for path in out.rglob("*"):
+        if path.is_file() and path.name != "log.txt":  # log.txt: the instructor's
+            assert SECRET not in path.read_text(encoding="utf-8"), path

@@ -11,8 +11,10 @@ every report (:mod:`.reports`) as it goes.
 
 Instructor-only checks live outside the public repository: :func:`hidden_checks` loads
 every ``*.py`` in a directory (files that call :func:`alice_lab.grading.register`),
-here and, as source text, in the worker, so the worker never needs to read that
-directory, which is hidden from it where a mount namespace is available.
+here and, as source text, in a worker of their own that runs after the public checks,
+so the worker never needs to read that directory (hidden from it where a mount
+namespace is available), the public checks' worker never holds their sources, and what
+the student's code says while they run never reaches a report.
 """
 
 from __future__ import annotations
@@ -357,12 +359,22 @@ def grade(
         job = {
             "program": intake.program,
             "names": names,
-            "hidden": hidden.sources if hidden else [],
+            "defined": sorted(intake.found),
+            "hidden": [],
         }
         deadline = t0 + limits.timeout
+        hidden_ids = set(hidden.ids) if hidden else set()
+        public = [i for i in ids if i not in hidden_ids]
         verdicts, attempts, times = _run_checks(
-            job, ids, limits, layers, deadline, private, log
+            job, public, limits, layers, deadline, private, log
         )
+        secret = [i for i in ids if i in hidden_ids]
+        if secret:  # their sources go only to a worker of their own, afterwards
+            job["hidden"] = hidden.sources
+            more = _run_checks(job, secret, limits, layers, deadline, private, log)
+            verdicts |= more[0]
+            attempts += more[1]
+            times |= more[2]
         _absorb(out, attempts, log)
     hidden_ids = set(hidden.ids) if hidden else set()
     out.checks = [_graded(i, verdicts[i], times, hidden_ids) for i in ids]
@@ -401,16 +413,33 @@ def _absorb(out: Graded, attempts: list[Attempt], log: list[str]) -> None:
         log += [f"--- worker {k} stderr (head) ---", a.stderr[:4000]]
 
 
+_HIDDEN_MESSAGES = {
+    "failed": "your answer did not match on this instructor-only check",
+    "error": "your code raised an error on this instructor-only check",
+    "not attempted": "the function this check grades is not defined (or a stub)",
+}
+
+
 def _graded(
     check_id: str, record: judge.Record, times: dict, hidden_ids: set
 ) -> GradedCheck:
     """The verdict on one check: judged against the reference when the worker
-    reported a pass or a failure, taken as it is otherwise (it can only cost)."""
+    reported a pass or a failure, taken as it is otherwise (it can only cost). An
+    instructor-only check that did not pass gets a message written here: the one
+    from its worker could quote the hidden sources that worker held."""
     c = grading.CHECKS[check_id]
     if record.status in ("passed", "failed"):
         verdict = judge.judge(record, _reference(check_id))
     else:
         verdict = judge.Verdict(record.status, judge._clip(record.message))
+    if check_id in hidden_ids and verdict.status != "passed":
+        # the worker that ran it held the hidden sources: no text of its is kept
+        verdict = judge.Verdict(
+            verdict.status,
+            _HIDDEN_MESSAGES.get(
+                verdict.status, f"{verdict.status} on an instructor-only check"
+            ),
+        )
     passed = verdict.status == "passed"
     return GradedCheck(
         check_id,

@@ -9,7 +9,10 @@ hidden checks' source, the limits, and which isolation layers to set up. The wor
 2. sets itself up (:mod:`alice_lab.grading.isolation`): cgroups, loopback in its
    network namespace, private directories hidden, tmpfs with size limits, rlimits,
    ``nobody`` with ``no_new_privs``, and an audit hook;
-3. runs the student's statements, each under an alarm (their text goes into
+3. loads the hidden checks, sets up the watch for calls of ``alice_lab``'s own
+   answers (:mod:`alice_lab.grading.delegation`, which then withholds every check's
+   reference solution and mutants), and runs the student's statements, each under
+   an alarm (their text goes into
    ``linecache``, as IPython does, so ``inspect.getsource`` works on their functions);
 4. imports what the checks import (torch, JAX), so that each check's clock measures the
    student's code rather than a framework's import;
@@ -214,7 +217,7 @@ def _warm(
 
 def _run_check(check_id: str, ns: dict, seconds: float, files: set[str]) -> dict:
     from alice_lab import grading
-    from alice_lab.grading import judge
+    from alice_lab.grading import delegation, judge
 
     if check_id not in grading.CHECKS:
         return {"status": "error", "message": "the check could not be loaded"}
@@ -226,6 +229,7 @@ def _run_check(check_id: str, ns: dict, seconds: float, files: set[str]) -> dict
         }
     fn = ns[name]
     grading.LOCATOR.set(lambda tb: _where(tb, files))
+    delegation.running(check_id)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         rec = judge.record(check_id, fn, side="student")
@@ -235,10 +239,20 @@ def _run_check(check_id: str, ns: dict, seconds: float, files: set[str]) -> dict
         return {"status": "error", "message": f"your code {_describe(err, seconds)}"}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        delegation.running(None)
         _leave_if_forked()
+    status, message = rec.status, rec.message
+    if (used := delegation.delegated(check_id)) is not None:
+        status, message = (
+            "failed",
+            (
+                f"{name} calls {used}, alice_lab's own answer to this exercise; "
+                "write it yourself (the lab's text says what you may use)"
+            ),
+        )
     return {
-        "status": rec.status,
-        "message": rec.message,
+        "status": status,
+        "message": message,
         "steps": [judge.encode(s) for s in rec.steps],
     }
 
@@ -248,8 +262,8 @@ def main() -> None:
     channel = Channel(job["fd"])
     import numpy  # noqa: F401 - imported while the process is still trusted
 
-    from alice_lab import grading  # noqa: F401
-    from alice_lab.grading import judge  # noqa: F401
+    from alice_lab import grading
+    from alice_lab.grading import delegation, judge  # noqa: F401
 
     signal.signal(signal.SIGALRM, _alarm)
     facts: dict = {"process": "separate process in its own session"}
@@ -257,7 +271,6 @@ def main() -> None:
     channel.send(event="ready", isolation=facts, pid=os.getpid())
     seconds = float(job["limits"]["check_timeout"])
     start = time.monotonic()
-    ns, errors = _load(job["program"], job["limits"])
     for hidden in job.get("hidden", []):
         module = types.ModuleType(f"alice_lab_hidden.{hidden['name']}")
         try:
@@ -266,6 +279,14 @@ def main() -> None:
         except BaseException:  # noqa: BLE001 - its checks then report an error
             pass
     files = {f"<{s['filename']}>" for s in job["program"]}
+    defined = set(job.get("defined", job.get("names", [])))
+    watched = [
+        i
+        for i in job["checks"]
+        if getattr(grading.CHECKS.get(i), "name", None) in defined
+    ]
+    delegation.watch(grading.CHECKS, watched, files)  # before any student code
+    ns, errors = _load(job["program"], job["limits"])
     hidden = {
         f"alice_lab_hidden.{h['name']}": h["source"] for h in job.get("hidden", [])
     }
