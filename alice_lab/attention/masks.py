@@ -72,7 +72,7 @@ def boolean_causal_mask(n: int, m: int | None = None, *, like: Any = None) -> An
     With ``m = n`` (the default) it is the lower triangle with the diagonal. With
     ``m > n`` (new queries after ``m - n`` cached keys, as in a KV cache) the triangle
     is aligned to the bottom-right corner: the last query sees every key. ``n > m``
-    raises ``ValueError`` (see :func:`check_causal_sizes`).
+    raises ``ValueError`` (see ``check_causal_sizes``).
 
     >>> boolean_causal_mask(3).astype(int).tolist()
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]

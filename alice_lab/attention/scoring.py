@@ -107,7 +107,7 @@ def attention_weights(
         with leading axes that broadcast against the scores.
     causal : mask keys after each query (bottom-right aligned when m > n; more
         queries than keys raise ``ValueError``, see
-        :func:`~alice_lab.attention.masks.check_causal_sizes`).
+        ``alice_lab.attention.masks.check_causal_sizes``).
     scale : see :func:`dot_scores`; default :math:`1/\sqrt{d}`.
 
     A row with every key masked has no softmax and comes out NaN.
