@@ -112,6 +112,7 @@ DESKTOP, PHONE = 1366, 390
 #: myst-nb names a figure's file after the SHA-256 of the image: an alt text that looks
 #: like that (or like a file name) says nothing about the figure.
 HASH_ALT = re.compile(r"[0-9a-f]{16,}|\.(png|jpe?g|svg)$", re.IGNORECASE)
+LEAVING_THE_SITE = re.compile(r"^(?!(file|data|blob|about):)")
 MATH_READY = "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
 
 
@@ -134,13 +135,11 @@ def open_at(pw):
         outside: list[str] = []
 
         def only_local(route):
-            url = route.request.url
-            if url.startswith(("file:", "data:", "blob:", "about:")):
-                return route.continue_()
-            outside.append(url)
+            outside.append(route.request.url)
             return route.abort()
 
-        context.route("**/*", only_local)
+        # a pattern (not a callback) lets the browser pass local files straight on
+        context.route(LEAVING_THE_SITE, only_local)
         page = context.new_page()
         errors: list[str] = []
         page.on(
