@@ -41,6 +41,12 @@ needs_full = pytest.mark.skipif(
 )
 
 
+def _by_student(submissions: Path, out: Path, **kwargs) -> dict:
+    """``grade_batch`` of lab02 (two jobs, this file's limits), keyed by student."""
+    kwargs = {"lab": "lab02", "limits": LIMITS, "jobs": 2, **kwargs}
+    return {g.student: g for g in grade_batch(submissions, out=out, **kwargs)}
+
+
 def _honest_scores(results) -> dict[str, int]:
     return {g.student: g.score for g in results}
 
@@ -125,12 +131,7 @@ def test_submissions_are_read_without_following_links(tmp_path):
     (submissions / "mallory.py").symlink_to(solution)
     (submissions / "carol" / "lab02.py").symlink_to(solution)
     (submissions / "dave.py").write_text(HONEST)
-    results = {
-        g.student: g
-        for g in grade_batch(
-            submissions, out=tmp_path / "out", lab="lab02", limits=LIMITS, jobs=2
-        )
-    }
+    results = _by_student(submissions, tmp_path / "out")
     assert results["dave"].score == HONEST_POINTS
     assert results["mallory"].score == 0
     assert "symbolic link" in results["mallory"].message
@@ -247,7 +248,7 @@ def test_hostile_files_get_a_report_and_the_class_goes_on(tmp_path):
         json.loads((out / g.student / "results.json").read_text(encoding="utf-8"))
 
 
-def test_extraction_is_linear_in_the_submission(tmp_path):
+def test_extraction_is_linear_in_the_submission():
     import time
 
     n = 6000
@@ -366,12 +367,7 @@ def test_calling_alice_labs_own_answer_does_not_score(tmp_path):
     submissions.mkdir()
     (submissions / "delegates.py").write_text(DELEGATES)
     (submissions / "honest.py").write_text(HONEST)
-    results = {
-        g.student: g
-        for g in grade_batch(
-            submissions, out=tmp_path / "out", lab="lab02", limits=LIMITS, jobs=2
-        )
-    }
+    results = _by_student(submissions, tmp_path / "out")
     assert results["honest"].score == HONEST_POINTS
     checks = {c.id: c for c in results["delegates"].checks}
     assert checks["lab02.1"].status == "error"  # the reference is withheld
@@ -409,12 +405,7 @@ def test_hidden_checks_never_reach_a_message(tmp_path):
     (submissions / "honest.py").write_text(HONEST)
     out = tmp_path / "out"
     with hidden_checks(hidden) as extra:
-        results = {
-            g.student: g
-            for g in grade_batch(
-                submissions, out=out, lab="lab02", limits=LIMITS, hidden=extra, jobs=2
-            )
-        }
+        results = _by_student(submissions, out, hidden=extra)
     assert results["honest"].score == HONEST_POINTS + 1  # the hidden check too
     leak = {c.id: c for c in results["leak"].checks}
     assert leak["lab02.1"].message.startswith(

@@ -349,6 +349,7 @@ def grade(
         )
         return _cleaned(out)
     log = [f"submission: {path}", f"lab: {lab}; checks: {', '.join(ids)}"]
+    hidden_ids = set(hidden.ids) if hidden else set()
     times: dict[str, float] = {}
     if intake.problem:
         verdicts = {i: judge.Record(i, "not attempted", intake.problem) for i in ids}
@@ -363,7 +364,6 @@ def grade(
             "hidden": [],
         }
         deadline = t0 + limits.timeout
-        hidden_ids = set(hidden.ids) if hidden else set()
         public = [i for i in ids if i not in hidden_ids]
         verdicts, attempts, times = _run_checks(
             job, public, limits, layers, deadline, private, log
@@ -376,7 +376,6 @@ def grade(
             attempts += more[1]
             times |= more[2]
         _absorb(out, attempts, log)
-    hidden_ids = set(hidden.ids) if hidden else set()
     out.checks = [_graded(i, verdicts[i], times, hidden_ids) for i in ids]
     bad = [s for s in _BAD if any(c.status == s for c in out.checks)]
     if out.status == "ok" and bad:

@@ -5,7 +5,7 @@ a cell holding ``1+1+...`` with 20 000 terms, or a 300 000-character line can ma
 parser recurse, crash or run for minutes. So the grader reads the file itself (never
 following a link, a regular file only, at most ``MAX_BYTES``) and hands the bytes to
 ``python -I -m alice_lab.grading.intake``, which sets its own CPU and memory limits
-before it imports anything, then parses them, tells which lab they are for and
+before it reads a byte of them, then parses them, tells which lab they are for and
 extracts the statements to grade (:mod:`.submission`); the grader adds a wall-clock
 limit. Whatever happens there, :func:`take_in` returns an :class:`Intake`:
 a submission that breaks a limit gets a ``problem`` saying so, and the batch goes on.
@@ -23,6 +23,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from alice_lab.grading.outbox import safe_text
 
 __all__ = ["Intake", "read_submission_bytes", "take_in"]
 
@@ -97,8 +99,8 @@ def take_in(
     if isinstance(data, str):
         return Intake(lab, problem=data, status="malformed")
     request = {
-        "name": _utf8(Path(path).name),
-        "parent": _utf8(Path(path).parent.name),
+        "name": safe_text(Path(path).name),
+        "parent": safe_text(Path(path).parent.name),
         "data": base64.b64encode(data).decode("ascii"),
         "labs": labs,
         "lab": lab,
@@ -127,11 +129,6 @@ def take_in(
     return Intake(**out)
 
 
-def _utf8(name: str) -> str:
-    """A file name that may hold undecodable bytes (lone surrogates), as UTF-8 text."""
-    return name.encode("utf-8", "replace").decode("utf-8")
-
-
 def _refused(lab: str | None, why: str) -> Intake:
     return Intake(
         lab,
@@ -144,7 +141,8 @@ def _refused(lab: str | None, why: str) -> Intake:
 
 
 def _limit_myself(seconds: int, memory_mb: int) -> None:
-    """The child's limits, set before it imports NumPy or reads a byte."""
+    """The child's limits, set before it reads the submission (the package's own
+    imports, NumPy among them, have already run)."""
     cpu = max(1, seconds)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
