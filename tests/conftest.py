@@ -9,6 +9,7 @@ Use ``backend.asarray(numpy_array)`` to move inputs and ``backend.to_numpy`` bac
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import sys
 import time
@@ -188,13 +189,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             if nodeid and isinstance(seconds, float):
                 per_test[nodeid] = per_test.get(nodeid, 0.0) + seconds
     slowest = sorted(per_test.items(), key=lambda kv: -kv[1])[:15]
+    per_file: dict[str, float] = {}
+    for nodeid, seconds in per_test.items():
+        name = nodeid.split("::")[0]
+        per_file[name] = per_file.get(name, 0.0) + seconds
+    files = sorted(per_file.items(), key=lambda kv: -kv[1])[:15]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
     import timings
 
     wall = time.perf_counter() - config._alice_started
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     timings.record(
         "pytest",
         {"test suite": wall},
         tests=len(per_test),
+        cpu=round(used.ru_utime + used.ru_stime, 1),
         slowest=[(k, round(v, 1)) for k, v in slowest],
+        files=[(k, round(v, 1)) for k, v in files],
     )

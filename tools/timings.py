@@ -101,6 +101,13 @@ def report(fast: bool = True) -> str:
         lines += [
             f"| {n}{'' if ok else ' (FAILED)'} | {s:.1f} |" for n, s, ok in notebooks
         ]
+    cpu = stages.get("pytest", {}).get("cpu")
+    if cpu:
+        lines += ["", f"pytest's processes used {cpu:.0f} CPU seconds in all."]
+    files = stages.get("pytest", {}).get("files", [])
+    if files:
+        lines += ["", "| test files by time (all their tests) | seconds |", "|---|---:|"]
+        lines += [f"| `{t}` | {s:.1f} |" for t, s in files]
     slowest = stages.get("pytest", {}).get("slowest", [])
     if slowest:
         lines += ["", "| slowest tests | seconds |", "|---|---:|"]
