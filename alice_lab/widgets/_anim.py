@@ -1,5 +1,7 @@
-"""Shared plumbing of the chapter-3 and appendix-A widgets: figures outside pyplot,
-PNG rendering for live views, and ``to_jshtml`` animations for static views.
+"""Shared plumbing of the widgets: figures outside pyplot, PNG rendering for live
+views, and ``to_jshtml`` animations for static views. Every widget makes its figures
+with :func:`new_figure`, freezes their layout with :func:`freeze_layout` and renders
+them with :func:`png_bytes`; none keeps a copy of its own.
 
 A live view is a :class:`LiveFigure`: core ipywidgets controls, a label and a PNG image
 of a matplotlib figure, redrawn by one ``draw(values) -> label`` function whenever a
@@ -17,14 +19,16 @@ from typing import Any
 
 def new_figure(figsize=(6.0, 3.5), dpi: int = 80):
     """A figure outside pyplot (nothing is shown twice in a notebook), laid out by
-    the constrained engine."""
+    the constrained engine; its plain canvas does not redraw on ``draw_idle``, and
+    ``savefig`` renders with Agg."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize, dpi=dpi, layout="constrained")
 
 
 def freeze_layout(fig) -> None:
-    """Lay the figure out once, then keep the axes still while frames change."""
+    """Lay the figure out once, then keep the axes still while frames change: laying
+    out again on every frame would cost most of an animation's rendering time."""
     fig.draw_without_rendering()
     fig.set_layout_engine("none")
 

@@ -16,13 +16,12 @@ Book: §5.4 (lines 2414-2600), Figure F.5.4 (lines 2504-2564).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
 from alice_lab import activations as A
-from alice_lab.widgets.gd_momentum import _freeze_layout, _new_figure
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "NAMES",
@@ -177,7 +176,7 @@ class ActivationGallery:
         ]
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((6, 3.6), 80)
+        self.figure = new_figure((6, 3.6), 80)
         self.ax = self.figure.subplots()
         self.ax.axhline(0, color="0.7", lw=0.8)
         self.ax.axvline(0, color="0.7", lw=0.8)
@@ -230,9 +229,7 @@ class ActivationGallery:
         self.ax.set_ylim(lo - pad, hi + pad)
         self.ax.set_title(c.label)
         self.label.value = _summary(c)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(name: str = "relu", show_derivative: bool = True):
@@ -260,7 +257,7 @@ def static_view(names: tuple[str, ...] = NAMES, *, dpi: int = 60, fps: int = 1):
         for c in all_curves
         if c.name != "polynomial"
     )
-    fig = _new_figure((5.2, 3.4), dpi)
+    fig = new_figure((5.2, 3.4), dpi)
     ax = fig.subplots()
     ax.axhline(0, color="0.7", lw=0.8)
     ax.axvline(0, color="0.7", lw=0.8)
@@ -269,7 +266,7 @@ def static_view(names: tuple[str, ...] = NAMES, *, dpi: int = 60, fps: int = 1):
     ax.set(xlim=(-3, 3), ylim=(lo - 0.2, 3.2), xlabel="s")
     ax.legend(loc="upper left", fontsize=8)
     title = ax.set_title("")
-    _freeze_layout(fig)
+    freeze_layout(fig)
 
     def draw(k):
         c = all_curves[k]

@@ -21,12 +21,12 @@ Book: §6.2 (lines 2766-2820), §6.3 (lines 2866-2900).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
 from alice_lab.autodiff import trace
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "Frame",
@@ -149,12 +149,6 @@ def _draw_panel(ax, fr: Frame, title: str, color: str, xmax: float) -> None:
     )
 
 
-def _new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 def _xmax(s: Schedule) -> float:
     return 1.05 * max(f.floats for f in s.forward + s.reverse)
 
@@ -180,7 +174,7 @@ class ModesExplorer:
         w.jslink((self.play, "value"), (self.step, "value"))
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((9, 3.6), 80)
+        self.figure = new_figure((9, 3.6), 80)
         self.axes = self.figure.subplots(1, 2)
         self.schedule: Schedule | None = None
         self.n.observe(lambda c: self.recompute(), names="value")
@@ -217,9 +211,7 @@ class ModesExplorer:
             + _caption(r, "R-AD")
             + f" | gradients agree within {s.max_gap:.0e}"
         )
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(n: int = 2, d: int = 3, depth: int = 3):
@@ -241,7 +233,7 @@ def static_view(n: int = 2, d: int = 3, depth: int = 3, dpi: int = 70):
     from alice_lab.widgets.static import animation_html
 
     s = schedule(n, d, depth)
-    fig = _new_figure((9, 3.6), dpi)
+    fig = new_figure((9, 3.6), dpi)
     axes = fig.subplots(1, 2)
     xmax = _xmax(s)
 
@@ -251,8 +243,7 @@ def static_view(n: int = 2, d: int = 3, depth: int = 3, dpi: int = 70):
         _draw_panel(axes[1], r, "reverse mode (stored h, adjoint)", "tab:blue", xmax)
 
     draw(0)
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
     anim = FuncAnimation(fig, draw, frames=range(s.steps), interval=700, blit=False)
     with mpl.rc_context({"animation.frame_format": "png"}):
         return animation_html(anim, fps=2)

@@ -19,12 +19,12 @@ Book: §6.1.2, numerical differentiation (lines 2720-2724).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
 from alice_lab.autodiff.numerical import FDCurve, fd_error_curve
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "FUNCTIONS",
@@ -129,12 +129,6 @@ def _draw_curves(ax, curves):
     return lines
 
 
-def _new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 # --- layer 2: the live view -----------------------------------------------------------
 
 
@@ -165,7 +159,7 @@ class FDExplorer:
         )
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((6, 4), 80)
+        self.figure = new_figure((6, 4), 80)
         self.ax = self.figure.subplots()
         self.curves = None
         self.lines: dict = {}
@@ -199,9 +193,7 @@ class FDExplorer:
         r = readout(self.h.value, *key, function=self.function.value)
         self.marker.set_data([r.h], [max(r.error, 1e-17)])
         self.label.value = _label(r, *key)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(h: float = 1e-5, scheme: str = "central", dtype: str = "float64"):
@@ -237,7 +229,7 @@ def static_view(function: str = "sin(x) at x = 1", frames: int = 40, dpi: int = 
         ).error
         for k in curves
     }
-    fig = _new_figure((6.4, 4.2), dpi)
+    fig = new_figure((6.4, 4.2), dpi)
     ax = fig.subplots()
     _draw_curves(ax, curves)
     markers = {
@@ -245,8 +237,7 @@ def static_view(function: str = "sin(x) at x = 1", frames: int = 40, dpi: int = 
     }
     vline = ax.axvline(hs[0], color="0.4", lw=0.8, ls="--")
     title = ax.set_title("")
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
 
     def draw(i):
         for k, m in markers.items():

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_lab.widgets._anim import new_figure
+from alice_lab.widgets._anim import freeze_layout, new_figure
 from alice_lab.widgets._anim import png_bytes as png
 from alice_lab.widgets._graph_draw import pyplot_figure
 
@@ -120,8 +120,7 @@ def static_view(n: int = 6, h: int = 16, *, seeds: int = 12, dpi: int = 60):
     runs = [rankings(n, h=h, seed=s) for s in range(int(seeds))]
     fig = pyplot_figure((7.5, 3.2), dpi)
     axes, ims = _draw(fig, runs[0])
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
 
     def frame(s):
         R = runs[s]

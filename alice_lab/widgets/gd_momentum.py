@@ -22,7 +22,6 @@ Book: §2.3.2 (momentum, lines 1066-1098); "From theory to practice" (lines 1128
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ import numpy as np
 
 from alice_lab.optim import DivergenceError, gradient_descent
 from alice_lab.testfuncs import alice2d, alice2d_grad
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "MomentumExplorer",
@@ -233,21 +233,6 @@ def _background_image(grid, pixels: int = 200) -> np.ndarray:
     return np.asarray(canvas.buffer_rgba()).copy()  # (pixels, pixels, 4), top row first
 
 
-def _new_figure(figsize, dpi):
-    """A figure outside pyplot (nothing is shown twice in a notebook); its plain canvas
-    does not redraw on ``draw_idle``, and ``savefig`` renders with Agg."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
-def _freeze_layout(fig) -> None:
-    """Run the constrained layout once, then keep the axes where they are: laying out
-    again on every frame would cost most of the rendering time."""
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
-
-
 # --- layer 2: the live view -------------------------------------------------------
 
 
@@ -292,7 +277,7 @@ class MomentumExplorer:
         )
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((9, 4), 80)
+        self.figure = new_figure((9, 4), 80)
         ax, self.norm_ax = self.figure.subplots(1, 2, width_ratios=(1, 1.2))
         _background(ax, contour_grid(grid_n))
         ax.set_title("the path over f (darker = lower)")
@@ -348,9 +333,7 @@ class MomentumExplorer:
             lo, hi = norms[ok].min(), norms[ok].max()
             self.norm_ax.set_ylim(max(lo, 1e-16) / 2, hi * 2)
         self.label.value = summary(run)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(
@@ -411,7 +394,7 @@ def static_view(
     ]
     frames = frame_indices(steps, max_frames)
     background = _background_image(contour_grid(100))
-    fig = _new_figure((4.0 * len(runs), 4.4), dpi)
+    fig = new_figure((4.0 * len(runs), 4.4), dpi)
     axes = np.atleast_1d(fig.subplots(1, len(runs)))
     artists = []
     for ax, run in zip(axes, runs, strict=True):
@@ -433,7 +416,7 @@ def static_view(
         (heads,) = ax.plot([], [], "o", color="tab:red", mec="k", ms=5)
         artists.append((run, lines, heads))
     title = fig.suptitle(f"iteration t = {steps}")
-    _freeze_layout(fig)
+    freeze_layout(fig)
 
     def draw(t):
         for run, lines, heads in artists:

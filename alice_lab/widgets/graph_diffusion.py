@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_lab.widgets._anim import new_figure
+from alice_lab.widgets._anim import freeze_layout, new_figure
 from alice_lab.widgets._anim import png_bytes as png
 from alice_lab.widgets._graph_draw import draw_graph, layout, pyplot_figure
 
@@ -147,8 +147,7 @@ def static_view(
     ts = np.unique(np.linspace(0, steps, int(frames)).round().astype(int))
     fig = pyplot_figure((7.5, 3.4), dpi)
     sc, title, dot = _draw(fig, run, 0)
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
 
     def frame(t):
         sc.set_array(run.X[t])

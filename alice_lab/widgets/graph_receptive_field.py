@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from alice_lab.widgets._anim import new_figure
+from alice_lab.widgets._anim import freeze_layout, new_figure
 from alice_lab.widgets._anim import png_bytes as png
 from alice_lab.widgets._graph_draw import draw_graph, layout, pyplot_figure
 
@@ -113,8 +113,7 @@ def static_view(name: str = "karate", node: int = 16, *, dpi: int = 60):
     vals0 = fields[0].astype(float)
     sc = draw_graph(ax, A, layout(A), vals0, cmap="YlOrRd", vmin=0, vmax=2)
     title = ax.set_title("", fontsize=9)
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
 
     def frame(k):
         vals = fields[k].astype(float)

@@ -18,7 +18,6 @@ Book: §6.4.2 and Figure F.6.1 (line 3178); "From theory to practice" (line 3240
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from alice_lab.autodiff import backward_pass, toposort
 from alice_lab.autodiff.engine import Tensor
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "PRESETS",
@@ -249,12 +249,6 @@ def _draw(ax, g: Graph, known: dict[int, float], title: str) -> None:
     ax.set_axis_off()
 
 
-def _new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 # --- layer 2: the live view -----------------------------------------------------------
 
 
@@ -281,7 +275,7 @@ class GraphExplorer:
         self.step = w.IntSlider(value=0, min=0, max=1, description="backward step")
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((7, 3.8), 80)
+        self.figure = new_figure((7, 3.8), 80)
         self.ax = self.figure.subplots()
         self.preset.observe(lambda c: self.recompute(), names="value")
         self.x.observe(lambda c: self.recompute(), names="value")
@@ -312,9 +306,7 @@ class GraphExplorer:
             f"output {float(self.root.data):.4g}; after the full backward pass: "
             + leaf_text
         )
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(preset: str | None = None, x: float = 1.5):
@@ -339,7 +331,7 @@ def static_view(
 
     root, _ = build(preset, x)
     g, steps = engine_graph(root), backward_steps(root)
-    fig = _new_figure((7, 3.8), dpi)
+    fig = new_figure((7, 3.8), dpi)
     ax = fig.subplots()
 
     def draw(k):
@@ -347,8 +339,7 @@ def static_view(
         _draw(ax, g, known, f"{preset}: backward step {k} of {len(steps)}")
 
     draw(0)
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
     anim = FuncAnimation(
         fig, draw, frames=range(len(steps) + 1), interval=800, blit=False
     )

@@ -19,12 +19,11 @@ Book: §5.3, eq. E.5.8 and Figure F.5.2 (lines 2342-2396).
 from __future__ import annotations
 
 import functools
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
-from alice_lab.widgets.gd_momentum import _freeze_layout, _new_figure
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "SGDCurves",
@@ -222,7 +221,7 @@ class MinibatchExplorer:
         self.shuffle = w.Checkbox(value=shuffle, description="shuffle every epoch")
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((9, 3.6), 80)
+        self.figure = new_figure((9, 3.6), 80)
         self.ax_strip, self.ax_loss = self.figure.subplots(1, 2)
         self.current: SGDCurves | None = None
         for c in (self.r, self.lr, self.epochs, self.shuffle):
@@ -262,9 +261,7 @@ class MinibatchExplorer:
             f"loss {c.epoch_loss[-1]:.3f}, accuracy {c.accuracy:.2f}; variance of the "
             f"mini-batch gradient at the start {c.grad_variance:.2e}"
         )
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(r: int = 20, lr: float = 0.2, epochs: int = 20, shuffle: bool = True):
@@ -296,7 +293,7 @@ def static_view(
     sizes = batch_sizes() if sizes is None else tuple(sizes)
     runs = [sgd_curves(r, lr, epochs) for r in sizes]
     strips = [schedule(N, r, 3, seed=0) for r in sizes]
-    fig = _new_figure((9, 3.4), dpi)
+    fig = new_figure((9, 3.4), dpi)
     ax_strip, ax_loss = fig.subplots(1, 2)
     im, bounds = draw_strip(ax_strip, *strips[0], "")
     x = np.arange(epochs + 1)
@@ -305,7 +302,7 @@ def static_view(
     (line,) = ax_loss.plot([], [], "o-", color="tab:red", ms=3)
     ax_loss.set(xlabel="epoch", ylabel="loss on all points", yscale="log")
     title_l, title_r = ax_strip.set_title(""), ax_loss.set_title("")
-    _freeze_layout(fig)
+    freeze_layout(fig)
 
     def draw(k):
         run = runs[k]

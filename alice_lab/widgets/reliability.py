@@ -20,7 +20,6 @@ Book: §4.3.4, Figure F.4.5 (lines 2090-2120).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +31,7 @@ from alice_lab.calibration import (
     reliability_bins,
 )
 from alice_lab.functional import softmax
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "Reliability",
@@ -113,12 +113,6 @@ def summary(r: Reliability) -> str:
         f"τ = {r.tau:.3g}, {r.n_bins} bins: ECE = {r.ece:.4f}, max gap = {r.mce:.4f}, "
         f"accuracy = {r.accuracy_total:.4f} (the same at every τ)"
     )
-
-
-def _new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
 
 
 class _Diagram:
@@ -209,7 +203,7 @@ class ReliabilityExplorer:
         )
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((8, 3.4), 80)
+        self.figure = new_figure((8, 3.4), 80)
         self.diagram = _Diagram(self.figure)
         self.result: Reliability | None = None
         for s in (self.tau, self.n_bins):
@@ -226,9 +220,7 @@ class ReliabilityExplorer:
         )
         self.diagram.show(r)
         self.label.value = summary(r)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(logits=None, labels=None, tau: float = 1.0, n_bins: int = 10):
@@ -270,11 +262,10 @@ def static_view(
     if not 1 <= len(taus) <= 60:
         raise ValueError(f"an animation needs 1 to 60 temperatures; got {len(taus)}")
     results = [reliability_at(logits, labels, t, n_bins) for t in taus]
-    fig = _new_figure((8, 3.4), dpi)
+    fig = new_figure((8, 3.4), dpi)
     diagram = _Diagram(fig, n_bins_max=n_bins)
     title = fig.suptitle("")
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
 
     def draw(i):
         r = results[i]

@@ -16,12 +16,12 @@ Book: Appendix B §B.1-B.2, Figures F.B.1 and F.B.2 (lines 7024-7056).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
 from alice_lab.approximation import box, neuron, step
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "StepCurves",
@@ -138,13 +138,6 @@ def summary(c: StepCurves) -> str:
     )
 
 
-def _new_figure(figsize, dpi):
-    """A figure outside pyplot, so that nothing is shown twice in a notebook."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 class _Panels:
     """The two panels of the figure and their lines, updated in place."""
 
@@ -205,7 +198,7 @@ class StepExplorer:
         self.bin_center = bin_center
         self.label = wd.Label()
         self.image = wd.Image(format="png")
-        self.figure = _new_figure((9, 3.4), 80)
+        self.figure = new_figure((9, 3.4), 80)
         self.panels = _Panels(self.figure)
         self.curves: StepCurves | None = None
         for slider in self.sliders:
@@ -236,9 +229,7 @@ class StepExplorer:
         self.curves = c = self.compute()
         self.panels.draw(c)
         self.label.value = summary(c)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(a: float = 1.0, log10_w: float = 1.0, s: float = 0.3, delta: float = 0.2):
@@ -278,11 +269,10 @@ def static_view(
     if not 2 <= frames <= 60:
         raise ValueError(f"frames must be between 2 and 60; got {frames}")
     ws = np.logspace(0, 4, frames)
-    fig = _new_figure((8, 3.2), dpi)
+    fig = new_figure((8, 3.2), dpi)
     panels = _Panels(fig)
     title = fig.suptitle("")
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")  # lay out once, not on every frame
+    freeze_layout(fig)
 
     def draw(i):
         c = step_curves(a, ws[i], s, delta=delta, n=801)

@@ -19,13 +19,13 @@ Book: §4.2.1, the softmax and its temperature (lines 1670-1776), Figure F.4.3.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from alice_lab.functional import softmax
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "SoftmaxPath",
@@ -109,12 +109,6 @@ def summary(path: SoftmaxPath, i: int = 0) -> str:
     )
 
 
-def _new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 def _draw_triangle(ax) -> None:
     tri = np.vstack([VERTICES, VERTICES[:1]])
     ax.plot(tri[:, 0], tri[:, 1], color="0.3", lw=1)
@@ -156,7 +150,7 @@ class SoftmaxExplorer:
         )
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((8, 3.2), 80)
+        self.figure = new_figure((8, 3.2), 80)
         self.ax_in, self.ax_out, self.ax_tri = self.figure.subplots(1, 3)
         idx = np.arange(3)
         self.in_bars = self.ax_in.bar(idx, x, color="tab:gray")
@@ -197,9 +191,7 @@ class SoftmaxExplorer:
         self.trail.set_data(sweep.xy[:, 0], sweep.xy[:, 1])
         self.point.set_data(here.xy[:, 0], here.xy[:, 1])
         self.label.value = summary(here)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(x: tuple[float, float, float] = DEFAULT_X, tau: float = 1.0):
@@ -237,7 +229,7 @@ def static_view(
     if not 1 <= int(frames) <= 60:
         raise ValueError(f"frames must lie in 1..60; got {frames}")
     path = softmax_path(x, np.logspace(np.log10(0.05), 2, int(frames)))
-    fig = _new_figure((8.4, 3.0), dpi)
+    fig = new_figure((8.4, 3.0), dpi)
     ax_bar, ax_ent, ax_tri = fig.subplots(1, 3)
     idx = np.arange(3)
     bars = ax_bar.bar(idx, path.probs[0], color="tab:blue")
@@ -252,8 +244,7 @@ def static_view(
     ax_tri.plot(path.xy[:, 0], path.xy[:, 1], "-", color="tab:blue", lw=1, alpha=0.5)
     (dot,) = ax_tri.plot([], [], "o", color="tab:red", mec="k", ms=8)
     title = fig.suptitle("")
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
 
     def draw(i):
         for bar, v in zip(bars, path.probs[i], strict=True):

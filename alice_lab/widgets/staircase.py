@@ -19,7 +19,6 @@ Book: Appendix B §B.3, E.B.3 and Figure F.B.3 (lines 7058-7087).
 from __future__ import annotations
 
 import functools
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,6 +32,7 @@ from alice_lab.approximation import (
     sin_over_x,
     step,
 )
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
     "DOMAIN",
@@ -178,13 +178,6 @@ def summary(frame: StaircaseFrame, slope: float | None = None) -> str:
     return line
 
 
-def _new_figure(figsize, dpi):
-    """A figure outside pyplot, so that nothing is shown twice in a notebook."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 class _Panels:
     """Left: target (red) and staircase (green). Right: MSE against m, log-log."""
 
@@ -250,7 +243,7 @@ class StaircaseExplorer:
         )
         self.label = wd.Label()
         self.image = wd.Image(format="png")
-        self.figure = _new_figure((9.5, 3.6), 80)
+        self.figure = new_figure((9.5, 3.6), 80)
         self.panels = _Panels(self.figure)
         self.frame: StaircaseFrame | None = None
         self.slope: float | None = None
@@ -285,9 +278,7 @@ class StaircaseExplorer:
         self.panels.draw_curve(ms, err)
         self.panels.draw_frame(fr)
         self.label.value = summary(fr, self.slope)
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(
@@ -343,12 +334,11 @@ def static_view(
         raise ValueError(f"max_frames must be at most 60; got {max_frames}")
     ms = frame_ms(max_frames)
     curve_ms, err, slope = mse_curve(target, n=n)
-    fig = _new_figure((8.5, 3.3), dpi)
+    fig = new_figure((8.5, 3.3), dpi)
     panels = _Panels(fig)
     panels.draw_curve(curve_ms, err)
     title = fig.suptitle("")
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")  # lay out once, not on every frame
+    freeze_layout(fig)
 
     def draw(i):
         fr = staircase_frame(target, int(ms[i]), n=n)

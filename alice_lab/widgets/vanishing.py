@@ -16,11 +16,10 @@ Book: §6.4.3 (lines 3182-3210).
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 
 from alice_lab.autodiff.gradient_flow import adjoint_norms
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = ["VanishingExplorer", "live_view", "profiles", "static_view"]
 
@@ -82,12 +81,6 @@ def _draw(ax, curves: dict[str, np.ndarray], depth: int, dtype: str) -> None:
     ax.legend(fontsize=8, loc="lower right")
 
 
-def _new_figure(figsize, dpi):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
 class VanishingExplorer:
     """``depth``, ``scale`` and ``dtype`` controls; ``label``; ``image``."""
 
@@ -111,7 +104,7 @@ class VanishingExplorer:
         )
         self.label = w.Label()
         self.image = w.Image(format="png")
-        self.figure = _new_figure((6.5, 4), 80)
+        self.figure = new_figure((6.5, 4), 80)
         self.ax = self.figure.subplots()
         for c in (self.depth, self.scale, self.dtype):
             c.observe(lambda change: self.update(), names="value")
@@ -128,9 +121,7 @@ class VanishingExplorer:
         self.label.value = "; ".join(
             f"{a}: ‖∂y/∂x‖ = {n[0]:.2e}" for a, n in self.curves.items()
         )
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(depth: int = 40, dtype: str = "float32"):
@@ -152,15 +143,14 @@ def static_view(depths=tuple(range(5, 101, 5)), dtype: str = "float32", dpi: int
     if not 1 <= len(depths) <= 60:
         raise ValueError(f"between 1 and 60 depths; got {len(depths)}")
     data = [profiles(d, dtype=dtype) for d in depths]
-    fig = _new_figure((6.5, 4), dpi)
+    fig = new_figure((6.5, 4), dpi)
     ax = fig.subplots()
 
     def draw(i):
         _draw(ax, data[i], depths[i], dtype)
 
     draw(0)
-    fig.draw_without_rendering()
-    fig.set_layout_engine("none")
+    freeze_layout(fig)
     anim = FuncAnimation(fig, draw, frames=range(len(depths)), interval=400, blit=False)
     with mpl.rc_context({"animation.frame_format": "png"}):
         return animation_html(anim, fps=3)

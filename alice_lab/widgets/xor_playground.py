@@ -21,13 +21,13 @@ Book: §5.1, Figure F.5.1 (lines 2208-2214); §5.2 (lines 2238-2244).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from alice_lab.widgets.gd_momentum import _freeze_layout, _new_figure, frame_indices
+from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
+from alice_lab.widgets.gd_momentum import frame_indices
 
 __all__ = [
     "CORNERS",
@@ -236,7 +236,7 @@ class XORPlayground:
         self.label = w.Label()
         self.mlp_label = w.Label(value="MLP: press 'train'")
         self.image = w.Image(format="png")
-        self.figure = _new_figure((8.5, 4), 80)
+        self.figure = new_figure((8.5, 4), 80)
         self.ax_line, self.ax_mlp = self.figure.subplots(1, 2)
         _points(self.ax_line)
         (self.line,) = self.ax_line.plot([], [], "-", color="tab:blue", lw=2)
@@ -289,9 +289,7 @@ class XORPlayground:
             f"line {w1:+.2f}·x₁ {w2:+.2f}·x₂ {b:+.2f} = 0: accuracy {acc:.2f} on the "
             f"four XOR points (no line does better than 0.75)"
         )
-        buf = io.BytesIO()
-        self.figure.savefig(buf, format="png")
-        self.image.value = buf.getvalue()
+        self.image.value = png_bytes(self.figure)
 
 
 def live_view(w1=1.0, w2=1.0, b=-0.5, hidden=3, activation="relu", steps=300):
@@ -323,7 +321,7 @@ def static_view(
     run = train_mlp(hidden, "relu", steps=steps, n_snapshots=max_frames)
     thetas = np.linspace(0, 2 * np.pi, len(run.snapshots), endpoint=False)
     offsets = [best_offset(t) for t in thetas]
-    fig = _new_figure((8.0, 4.2), dpi)
+    fig = new_figure((8.0, 4.2), dpi)
     ax_line, ax_mlp = fig.subplots(1, 2)
     for ax in (ax_line, ax_mlp):
         _points(ax)
@@ -340,7 +338,7 @@ def static_view(
     )
     title_l = ax_line.set_title("")
     title_r = ax_mlp.set_title("")
-    _freeze_layout(fig)
+    freeze_layout(fig)
 
     def draw(k):
         w = np.array([np.cos(thetas[k]), np.sin(thetas[k])])
