@@ -17,8 +17,9 @@ np.float64(0.693147)
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
+
+from alice_lab._lazy import lazy_getattr
 
 try:  # the version in pyproject.toml, the one place it is written
     __version__ = importlib.metadata.version("alice_lab")
@@ -66,10 +67,7 @@ _SUBMODULES = (
 __all__ = [*_SUBMODULES, "__version__"]
 
 
-def __getattr__(name: str):
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'alice_lab' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, {name: f".{name}" for name in _SUBMODULES})
 
 
 def __dir__():

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab import functional
+from alice_lab._lazy import lazy_getattr
 from alice_lab.backend import array_namespace, as_float_array, check_int
 
 __all__ = [
@@ -782,7 +783,4 @@ def _torch_classes() -> dict[str, type]:
     }
 
 
-def __getattr__(name: str):
-    if name in TORCH_MODULES:
-        return _torch_classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(TORCH_MODULES, _torch_classes))

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab import activations
+from alice_lab._lazy import lazy_getattr
 from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 
 __all__ = [
@@ -687,7 +688,4 @@ def _torch_classes() -> dict[str, type]:
     return {"FullyConnectedLayer": FullyConnectedLayer}
 
 
-def __getattr__(name: str):
-    if name == "FullyConnectedLayer":
-        return _torch_classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, {"FullyConnectedLayer": _torch_classes})

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab._lazy import lazy_getattr
 from alice_lab.backend import array_namespace, check_int, device_of, is_torch_array
 
 __all__ = [
@@ -508,7 +509,9 @@ def _torch_classes() -> dict[str, type]:
     }
 
 
-def __getattr__(name: str):
-    if name in ("BatchNormModule", "LayerNormModule", "RMSNormModule"):
-        return _torch_classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    dict.fromkeys(
+        ("BatchNormModule", "LayerNormModule", "RMSNormModule"), _torch_classes
+    ),
+)

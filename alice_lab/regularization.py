@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab._lazy import lazy_getattr
 from alice_lab.backend import array_namespace, check_int, device_of
 
 __all__ = [
@@ -403,7 +404,4 @@ def _torch_classes() -> dict[str, type]:
     return {"DropoutModule": DropoutModule}
 
 
-def __getattr__(name: str):
-    if name == "DropoutModule":
-        return _torch_classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, {"DropoutModule": _torch_classes})

@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab._lazy import lazy_getattr
+
 __all__ = [
     "Residual",
     "bottleneck_param_count",
@@ -269,7 +271,10 @@ def _torch_classes() -> dict[str, type]:
     }
 
 
-def __getattr__(name: str):
-    if name in ("NaiveResBlock", "BasicBlock", "BottleneckBlock", "ConvNeXtBlock"):
-        return _torch_classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    dict.fromkeys(
+        ("NaiveResBlock", "BasicBlock", "BottleneckBlock", "ConvNeXtBlock"),
+        _torch_classes,
+    ),
+)

@@ -24,6 +24,7 @@ softmax, KV cache).
 
 from __future__ import annotations
 
+from alice_lab._lazy import lazy_getattr
 from alice_lab.attention.chunked import chunked_attention
 from alice_lab.attention.kv_cache import KVCache, kv_cache_bytes
 from alice_lab.attention.masks import (
@@ -107,9 +108,4 @@ __all__ = [
 _TORCH = ("MultiHeadAttention",)
 
 
-def __getattr__(name: str):
-    if name in _TORCH:
-        from alice_lab.attention import torch_modules
-
-        return getattr(torch_modules, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(_TORCH, ".torch_modules"))

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
+from alice_lab._lazy import lazy_getattr
 from alice_lab.autodiff import ops
 from alice_lab.backend import to_numpy
 
@@ -74,7 +74,7 @@ def swish_vjp(g, s, a, b, c, d, *, sigmoid: Callable, sum_to: Callable):
 
 
 @functools.cache
-def _torch_classes():
+def _torch_classes() -> dict[str, type]:
     import torch
 
     def sum_to(x, like):
@@ -118,11 +118,14 @@ def _torch_classes():
                 return TrainableSwishFunction.apply(s, self.a, self.b, self.c, self.d)
             return torch.sigmoid(self.a * s + self.b) * (self.c * s + self.d)
 
-    return TrainableSwishFunction, TrainableSwish
+    return {
+        "TrainableSwishFunction": TrainableSwishFunction,
+        "TrainableSwish": TrainableSwish,
+    }
 
 
 @functools.cache
-def _jax_function():
+def _jax_function() -> dict[str, Callable]:
     import jax
     import jax.numpy as jnp
 
@@ -145,17 +148,17 @@ def _jax_function():
         return swish_vjp(g, s, a, b, c, d, sigmoid=jax.nn.sigmoid, sum_to=sum_to)
 
     trainable_swish_jax.defvjp(fwd, bwd)
-    return trainable_swish_jax
+    return {"trainable_swish_jax": trainable_swish_jax}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "TrainableSwishFunction":
-        return _torch_classes()[0]
-    if name == "TrainableSwish":
-        return _torch_classes()[1]
-    if name == "trainable_swish_jax":
-        return _jax_function()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "TrainableSwishFunction": _torch_classes,
+        "TrainableSwish": _torch_classes,
+        "trainable_swish_jax": _jax_function,
+    },
+)
 
 
 # --- the same MLP training in PyTorch, for comparisons --------------------------------

@@ -19,6 +19,7 @@ Book: Chapter 12 (lines 5943-6329).
 
 from __future__ import annotations
 
+from alice_lab._lazy import lazy_getattr
 from alice_lab.graphs.datasets import (
     barabasi_albert,
     block_diagonal_batch,
@@ -104,9 +105,4 @@ __all__ = [
 ]  # fmt: skip
 
 
-def __getattr__(name: str):
-    if name in _TORCH:
-        from alice_lab.graphs import models
-
-        return getattr(models, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(_TORCH, ".models"))

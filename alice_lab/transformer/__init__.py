@@ -23,8 +23,7 @@ Book: §10.3 (lines 5470-5564) and Chapter 11 (lines 5604-5942).
 
 from __future__ import annotations
 
-import importlib
-
+from alice_lab._lazy import lazy_getattr
 from alice_lab.transformer.blocks import (
     block_param_count,
     decoder_block,
@@ -59,18 +58,18 @@ from alice_lab.transformer.tokens import (
 )
 
 _LAZY = {
-    "TransformerBlock": "models",
-    "DecoderBlock": "models",
-    "EncoderDecoder": "models",
-    "DecoderOnly": "models",
-    "PatchEmbed": "vit",
-    "ViT": "vit",
-    "MixerBlock": "vit",
-    "Mixer": "vit",
-    "GPT": "gpt",
-    "generate": "gpt",
-    "train_gpt": "gpt",
-    "lm_batches": "gpt",
+    "TransformerBlock": ".models",
+    "DecoderBlock": ".models",
+    "EncoderDecoder": ".models",
+    "DecoderOnly": ".models",
+    "PatchEmbed": ".vit",
+    "ViT": ".vit",
+    "MixerBlock": ".vit",
+    "Mixer": ".vit",
+    "GPT": ".gpt",
+    "generate": ".gpt",
+    "train_gpt": ".gpt",
+    "lm_batches": ".gpt",
 }
 
 __all__ = [
@@ -104,8 +103,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

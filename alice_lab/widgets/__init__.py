@@ -47,7 +47,7 @@ package imports neither ipywidgets nor matplotlib.
 
 from __future__ import annotations
 
-import importlib
+from alice_lab._lazy import lazy_getattr
 
 _SUBMODULES = (
     "activation_gallery",
@@ -98,10 +98,7 @@ _SUBMODULES = (
 __all__ = list(_SUBMODULES)
 
 
-def __getattr__(name: str):
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, {name: f".{name}" for name in _SUBMODULES})
 
 
 def __dir__():

@@ -1,0 +1,60 @@
+"""Names loaded on first access: the one mechanism behind alice_lab's lazy imports.
+
+``import alice_lab`` imports neither torch nor JAX, nor any submodule: a submodule is
+imported when a reader first touches it (``alice_lab.conv``), and a PyTorch module or
+a JAX function is built or imported when a reader first asks for it
+(``alice_lab.layers.FullyConnectedLayer``, ``alice_lab.graphs.GCN``). Every module
+that does so sets its PEP 562 ``__getattr__`` with :func:`lazy_getattr`; this module
+imports nothing but the standard library, so the package itself can use it.
+
+Two places a name can come from:
+
+- a module path (absolute, or relative to the package with a leading dot): the module
+  is imported and the name is its attribute, or the module itself when the path is
+  the package's submodule of that name (``".conv"`` for ``alice_lab.conv``);
+- a function of no arguments returning ``{name: object}``: the way a module keeps
+  ``torch.nn.Module`` classes beside the generic code they are tested against. The
+  classes are defined inside the function (``import torch`` is its first line) and
+  the function is wrapped in ``functools.cache``, so they are built once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["lazy_getattr"]
+
+Source = str | Callable[[], Mapping[str, Any]]
+
+
+def lazy_getattr(module: str, names: Mapping[str, Source]) -> Callable[[str], Any]:
+    """A module-level ``__getattr__`` (PEP 562) that loads ``names`` on first access.
+
+    Parameters
+    ----------
+    module : the module's ``__name__``; relative paths are resolved against it.
+    names : lazily loaded name -> where it comes from (a module path, or a
+        ``functools.cache``-d function returning ``{name: object}``).
+
+    Any other name raises ``AttributeError`` as Python's own lookup would.
+
+    >>> getattr_ = lazy_getattr("alice_lab", {"dumps": "json", "pi": lambda: {"pi": 3}})
+    >>> getattr_("dumps").__module__, getattr_("pi")
+    ('json', 3)
+    """
+    table = dict(names)
+
+    def __getattr__(name: str) -> Any:
+        source = table.get(name)
+        if source is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        if callable(source):
+            return source()[name]
+        target = importlib.import_module(source, package=module)
+        if target.__name__ == f"{module}.{name}":
+            return target  # a lazily imported submodule
+        return getattr(target, name)
+
+    return __getattr__
