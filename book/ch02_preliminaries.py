@@ -633,12 +633,9 @@ print(
 verify("E2-03", "C2-27")
 
 # %% [markdown]
-# ```{admonition} Erratum (E2-04, Box code:einsum_pt, line 556)
-# :class: warning
-# The box that shows `jax.numpy.einsum` carries the label `code:einsum_pt` (as if it were
-# the PyTorch one); it is the JAX version of Box `code:einsum`. The spec string is the
-# same in both frameworks, as the cell above shows.
-# ```
+# The book's JAX box differs from the PyTorch one only in the module name,
+# `jax.numpy.einsum('ijz,izk->ijk', A, B)`: the spec string carries over unchanged, and
+# the cell above gets the same numbers from both frameworks.
 #
 # Transposes are just a change of letters: for $A \sim (n, a, b)$ and
 # $B \sim (n, c, b)$, `'ijz,ikz->ijk'` computes $\mathbf{A}_i \mathbf{B}_i^\top$ for every
@@ -659,7 +656,7 @@ print(
     f"'ij->i' vs X.sum(1): {row_sums_gap:.1e} | "
     f"'ii->' = {float(linalg.einsum_naive('ii->', S)):.6f}, trace = {np.trace(S):.6f}"
 )
-verify("E2-04", "C2-28", "C2-29")
+verify("C2-28", "C2-29")
 
 # %% [markdown]
 # ## 2.2 Gradients and Jacobians

@@ -762,29 +762,6 @@ def _e2_03() -> str:
 
 
 @claim(
-    "E2-04",
-    section="2.1.4",
-    lines=(556, 560),
-    statement="The box labelled code:einsum_pt is the JAX version: jax.numpy.einsum "
-    "runs the same 'ijz,izk->ijk' spec and returns the same result as "
-    "torch.einsum.",
-    erratum="label code:einsum_pt on the JAX box",
-    equation="code:einsum_pt",
-)
-def _e2_04() -> str:
-    import jax.numpy as jnp
-    import torch
-
-    rng = _rng(42)
-    A = rng.normal(size=(3, 4, 2)).astype(np.float32)
-    B = rng.normal(size=(3, 2, 5)).astype(np.float32)
-    M_jax = np.asarray(jnp.einsum("ijz,izk->ijk", jnp.asarray(A), jnp.asarray(B)))
-    M_pt = torch.einsum("ijz,izk->ijk", torch.as_tensor(A), torch.as_tensor(B)).numpy()
-    assert M_jax.shape == M_pt.shape == (3, 4, 5) and _maxerr(M_jax, M_pt) < 1e-5
-    return f"jnp.einsum = torch.einsum within {_maxerr(M_jax, M_pt):.0e}"
-
-
-@claim(
     "E2-05",
     section="2.1.2",
     lines=(332, 332),
