@@ -181,11 +181,10 @@ verify("C7-09", "C7-10", "C7-11")
 #
 # Its parameter count, $s^2cc' + c'$, does not depend on the resolution at all.
 #
-# ```{admonition} Erratum (E7-06, line 3344)
-# :class: warning
-# The definition of translation equivariance lost its formulas (only "implies" is
-# left). It says: if $P_k(i,j) = P_k(i',j')$ then $f(X)_{ij} = f(X)_{i'j'}$.
-# ```
+# Translation equivariance, in the book's reading: when an object moves from $(i, j)$
+# to $(i', j')$, the output it produced at $(i, j)$ is now found at $(i', j')$. With
+# shared weights, equal patches give equal outputs wherever they sit; the book's
+# example places the same content at pixels $(5, 2)$ and $(39, 81)$.
 
 # %%
 X = np.zeros((12, 12, 1))
@@ -193,7 +192,7 @@ X[1:4, 1:4, 0] = X[6:9, 7:10, 0] = rng.standard_normal((3, 3))
 W = rng.standard_normal((3, 3, 1, 2))
 H = conv.conv2d(X, W, padding=1)
 print("equal patches at (2,2) and (7,8); conv outputs:", H[2, 2], H[7, 8])
-verify("E7-06", "C7-12", "C7-13")
+verify("C7-40", "C7-12", "C7-13")
 
 # %% [markdown]
 # Box 7.1 of the book calls the functional convolution of PyTorch. Our channels-last
@@ -245,17 +244,16 @@ verify("C7-15", "C7-16")
 # `fft_conv2d` must agree with it and with PyTorch for every stride, padding, dilation
 # and number of groups.
 #
-# ```{admonition} Erratum (E7-04, line 3396; chapter 8, line 3726)
-# :class: warning
-# Chapter 8 reprints the offset as $t(i) = i + k - 1$. The right offset is the one
-# given here, $t(i) = i - k - 1$; the other would read pixels $i+k, \dots, i+3k$.
-# ```
+# Chapter 8 repeats this index form and prints the offset there as $t(i) = i + k - 1$;
+# that slip is registered once, as erratum E8-04 of chapter 8.
 #
 # ```{admonition} Erratum (E7-02, lines 3390 and 3410)
 # :class: warning
-# The text announces $W \sim (s, s, c, c')$ but the index formula writes
-# $W_{i',j',z,d}$, output channel before input channel. We keep $(s, s, c, c')$ (as JAX
-# and TensorFlow do) and index it $W_{i',j',d,z}$, as above.
+# The text rearranges the weights into "an equivalent weight tensor $W$ of shape
+# $(s,s,c,c')$", but the index formula reads it as $W_{i',j',z,d}$: output channel
+# third, on an axis of size $c$. We keep $(s, s, c, c')$ (as JAX and TensorFlow do) and
+# index it $W_{i',j',d,z}$, as above. Chapter 8 follows the printed index order and
+# gives its 1-D kernel the shape $(s, c', c)$.
 # ```
 
 # %%
@@ -274,19 +272,16 @@ for name, f in [
     ("FFT", conv.fft_conv2d),
 ]:
     print(f"{name:18s} max |Δ| vs torch = {np.abs(f(X, W, **kw) - ref).max():.1e}")
-verify("C7-17", "C7-18", "E7-04", "E7-02")
+verify("C7-17", "C7-18", "E7-02")
 
 # %% [markdown]
 # In signal processing a layer with fixed weights is a finite impulse response filter;
-# the book's example is the ridge detector. Strictly, the layer computes a
-# *cross-correlation*: a convolution proper flips the kernel first.
-#
-# ```{admonition} Erratum (E7-03, line 3420)
-# :class: warning
-# "A discrete convolution (apart from a sign change)": the layer is a cross-correlation.
-# A true convolution flips the kernel in both directions, which matters for any
-# asymmetric kernel (below: Sobel-x changes sign) and not for symmetric ones (ridge).
-# ```
+# the book's example is the ridge detector. The book adds that the filtering is a
+# discrete convolution up to a sign change: in the index formula the kernel's offset
+# enters with a plus sign, where a convolution proper has a minus (it flips the
+# kernel). Signal processing calls the unflipped operation a *cross-correlation*. The
+# flip is invisible for a symmetric kernel such as the ridge detector and shows for an
+# asymmetric one: below, Sobel-x changes sign.
 
 # %%
 S = conv.FILTERS["sobel x"]
@@ -307,7 +302,7 @@ for ax, (title, img) in zip(
 fig.suptitle("Sobel-x: the two differ by a sign")
 plt.tight_layout()
 plt.show()
-verify("E7-03", "C7-19", "C7-20")
+verify("C7-39", "C7-19", "C7-20")
 
 # %% [markdown]
 # ### Explore: a filter editor on a photo
@@ -570,4 +565,4 @@ plt.show()
 # **Claims not asserted here.** The opening remark that random forests and SVMs often
 # beat MLPs on tabular data (line 3258) depends on the data set and is not checked.
 # The digest's numbering differs from the ids: its claim 23 (cross-correlation) is
-# erratum E7-03; claims 3–4, 7–8, 13–14, 15–16 and 35–36 are grouped in one id each.
+# C7-39; claims 3–4, 7–8, 13–14, 15–16 and 35–36 are grouped in one id each.

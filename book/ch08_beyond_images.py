@@ -220,21 +220,18 @@ verify("C8-05", "C8-06", "C8-07")
 # %% [markdown]
 # ```{admonition} Erratum (E8-04, §8.1.2, line 3726)
 # :class: warning
-# The offset in E.8.2/E.8.3 is printed $t(i) = i + k - 1$ "as in ()" (a dangling
-# reference to E.7.6). For $i' = 1, \dots, 2k+1$ to reach rows $i-k, \dots, i+k$ it
-# must be $t(i) = i - k - 1$, as in Chapter 7; the cell above uses it.
+# The offset of E.8.2/E.8.3 is printed $t(i) = i + k - 1$, said to be the one of
+# Chapter 7. For $i' = 1, \dots, 2k+1$ to reach rows $i-k, \dots, i+k$ it must be
+# $t(i) = i - k - 1$, which is what Chapter 7 gives (E.7.6); the cell above uses it.
 # ```
 #
-# ```{admonition} Erratum (E8-05, §8.1.2, line 3730)
-# :class: warning
-# The rank-3 weight is indexed $W_{i',z,d}$: output channel before input channel,
-# $(s, c', c)$. Chapter 7 states $(s, s, c, c')$ for 2-D kernels; the indexing of both
-# chapters agrees with "output first". PyTorch stores $(c', c, s)$, i.e.
-# `W.transpose(1, 2, 0)`.
-# ```
+# The rank-3 weight of E.8.3 is indexed $W_{i',z,d}$ and given the shape $(s, c', c)$:
+# output channel before input channel, the index order of Chapter 7's E.7.7 (whose clash
+# with the $(s, s, c, c')$ shape announced there is erratum E7-02 of chapter 7). PyTorch
+# stores $(c', c, s)$, i.e. `W.transpose(1, 2, 0)`, as the cell above checks.
 
 # %%
-verify("E8-04", "E8-05")
+verify("E8-04")
 
 # %% [markdown]
 # The 3-D layer adds one more sum, over a kernel axis $p'$ along time (same kernel size
@@ -655,16 +652,14 @@ causal_conv.static_view(max_layers=3 if FAST else 5)
 verify("C8-34")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-08, "From theory to practice", line 4324)
-# :class: warning
-# The book says PyTorch "does not have a quick way" to make a 1-D convolution causal.
-# It does: pad $(s-1)d$ zeros on the left with `torch.nn.functional.pad` and use an
-# unpadded `Conv1d`, which is what `CausalConv1d` above does; it equals the masked
-# definition.
-# ```
+# PyTorch has no causal switch on its 1-D convolution, and the book's closing section
+# points, in a footnote, to emulating one with padding. That is what `CausalConv1d`
+# above does: pad $(s-1)d$ zeros on the left with `torch.nn.functional.pad`, then run
+# an unpadded `Conv1d`. The result equals the masked-kernel definition, and changing
+# the input at one step leaves every earlier output untouched.
 
 # %%
-verify("E8-08")
+verify("C8-52")
 
 # %% [markdown]
 # A causal model needs no pooling and keeps the length, so it can predict at **every**

@@ -526,6 +526,64 @@ def _c7_20() -> str:
     return "5 maps of shape (10, 12)"
 
 
+@claim(
+    "C7-39",
+    section="7.1.3",
+    lines=(3420, 3420),
+    statement="Read with signal processing's conventions, the layer is a discrete "
+    "convolution apart from a sign change of the kernel's index (a cross-correlation): "
+    "it equals scipy's correlate2d, and convolve2d once the kernel is flipped; with "
+    "the kernel unflipped the two differ for an asymmetric kernel such as Sobel-x.",
+)
+def _c7_39() -> str:
+    import scipy.signal
+
+    from alice_lab import conv
+
+    X, S = _rng(16).standard_normal((9, 9)), conv.FILTERS["sobel x"]
+    H = conv.conv2d(X[..., None], S[:, :, None, None], padding="same")[..., 0]
+    assert _maxerr(H, scipy.signal.correlate2d(X, S, "same")) < 1e-12
+    assert _maxerr(H, scipy.signal.convolve2d(X, S[::-1, ::-1], "same")) < 1e-12
+    gap = _maxerr(H, scipy.signal.convolve2d(X, S, "same"))
+    assert gap > 1.0, gap
+    return (
+        f"= scipy correlate2d = convolve2d with the flipped kernel; unflipped "
+        f"convolve2d differs by {gap:.1f}"
+    )
+
+
+@claim(
+    "C7-40",
+    section="7.1.3",
+    lines=(3338, 3346),
+    statement="The same content at pixels (5, 2) and (39, 81) gives the same output "
+    "under weight sharing (F.conv2d), and different outputs under a locally-connected "
+    "layer whose matrices W_{5,2} and W_{39,81} differ.",
+)
+def _c7_40() -> str:
+    from alice_lab import conv
+
+    r = _rng(33)
+    X = np.zeros((42, 84, 2))
+    content = r.standard_normal((3, 3, 2))
+    spots = [(4, 1), (38, 80)]  # the book's (5, 2) and (39, 81), 0-based centres
+    for i, j in spots:
+        X[i - 1 : i + 2, j - 1 : j + 2] = content
+    W = r.standard_normal((3, 3, 2, 4))
+    ref = _torch_conv2d(X, W, padding=1)
+    assert _maxerr(ref[spots[0]], ref[spots[1]]) < 1e-12
+    assert _maxerr(conv.conv2d(X, W, padding=1), ref) < 1e-12
+    # locally connected: a different (c', s²c) matrix at each of the two pixels
+    W52, W3981 = r.standard_normal((2, 4, 18))
+    patch = content.reshape(-1)
+    gap = _maxerr(W52 @ patch, W3981 @ patch)
+    assert gap > 1e-2, gap
+    return (
+        f"F.conv2d: equal outputs at (5, 2) and (39, 81); locally connected: "
+        f"|Δ| = {gap:.2f}"
+    )
+
+
 # --- errata -------------------------------------------------------------------------
 
 
@@ -549,12 +607,14 @@ def _e7_01() -> str:
 @claim(
     "E7-02",
     section="7.1.3",
-    lines=(3388, 3410),
+    lines=(3390, 3410),
     equation="E.7.7",
-    statement="The weight is announced as W ~ (s, s, c, c') but E.7.7 indexes it "
-    "W_{i',j',z,d} (output channel before input); we use (s, s, c, c') throughout, "
-    "and E.7.7 with W[i', j', d, z] (a transposed last pair) is what matches F.conv2d.",
-    erratum="W_{i', j', z, d} indexing for a (s, s, c, c') tensor",
+    statement="The weight tensor announced as W ~ (s, s, c, c') must be indexed "
+    "W[i', j', d, z] (input channel d, then output channel z) in E.7.7; the printed "
+    "W_{i',j',z,d} puts the output channel third, an axis of size c. Chapter 8 follows "
+    "the printed index order and writes its 1-D weight as (s, c', c) (line 3730).",
+    erratum="“an equivalent weight tensor W of shape (s,s,c,c′)” (line 3390), "
+    "indexed W_{i′,j′,z,d} in E.7.7 (line 3410)",
 )
 def _e7_02() -> str:
     from alice_lab import conv
@@ -570,62 +630,6 @@ def _e7_02() -> str:
     else:
         raise AssertionError("a (s, s, c', c) kernel was accepted for c != c'")
     return "(s, s, c, c') with W[i', j', d, z] = torch; the swapped layout is refused"
-
-
-@claim(
-    "E7-03",
-    section="7.1.3",
-    lines=(3420, 3420),
-    statement="The layer computes a cross-correlation; a true (signal-processing) "
-    "convolution flips the kernel, which shows with any asymmetric kernel such as "
-    "Sobel.",
-    erratum="a discrete convolution (apart from a sign change)",
-)
-def _e7_03() -> str:
-    import scipy.signal
-
-    from alice_lab import conv
-
-    X, S = _rng(16).standard_normal((9, 9)), conv.FILTERS["sobel x"]
-    H = conv.conv2d(X[..., None], S[:, :, None, None], padding="same")[..., 0]
-    corr = scipy.signal.correlate2d(X, S, "same")
-    true_conv = scipy.signal.convolve2d(X, S, "same")
-    assert _maxerr(H, corr) < 1e-12
-    assert _maxerr(H, scipy.signal.convolve2d(X, S[::-1, ::-1], "same")) < 1e-12
-    gap = _maxerr(H, true_conv)
-    assert gap > 1.0, gap
-    return (
-        f"= scipy correlate2d; vs convolve2d |Δ| = {gap:.1f} (= convolve2d with "
-        f"flipped kernel)"
-    )
-
-
-@claim(
-    "E7-04",
-    section="7.1.3",
-    lines=(3394, 3396),
-    equation="E.7.6",
-    statement="The offset is t(i) = i - k - 1; chapter 8 (line 3726) reprints it as "
-    "i + k - 1, which would read pixels i+k .. i+3k instead of i-k .. i+k.",
-    erratum="t(i) = i + k - 1 (chapter 8, line 3726)",
-)
-def _e7_04() -> str:
-    from alice_lab import conv
-
-    i, k = 6, 2
-    right = [i2 + conv.offset(i, k) for i2 in range(1, 2 * k + 2)]
-    wrong = [i2 + (i + k - 1) for i2 in range(1, 2 * k + 2)]
-    assert right == list(range(i - k, i + k + 1)) and wrong == list(
-        range(i + k, i + 3 * k + 1)
-    )
-    x = _rng(17).standard_normal(12)
-    w = np.array([1.0, -2.0, 0.5, 3.0, -1.0])
-    h_right = sum(w[a - 1] * x[a + conv.offset(i, k) - 1] for a in range(1, 6))
-    ref = np.correlate(x, w, "valid")[i - k - 1]
-    assert abs(h_right - ref) < 1e-12
-    return (
-        f"t(6) with k = 2 reads {right} (= np.correlate), i + k - 1 would read {wrong}"
-    )
 
 
 @claim(

@@ -523,30 +523,3 @@ def _c7_38() -> str:
     err = _maxerr(conv.fft_conv1d(X, W, padding=7), ref)
     assert err < 1e-10, err
     return f"FFT = np.convolve; fft_conv1d = np.correlate per channel (|Δ| = {err:.0e})"
-
-
-@claim(
-    "E7-06",
-    section="7.1.3",
-    lines=(3340, 3346),
-    statement="Translation equivariance of a layer means: identical patches give "
-    "identical outputs, P_k(i, j) = P_k(i', j') ⇒ f(X)_ij = f(X)_i'j' (the printed "
-    "definition lost its formulas); a convolution satisfies it, a locally-connected "
-    "layer does not.",
-    erratum="the definition shows only the word 'implies'",
-)
-def _e7_06() -> str:
-    from alice_lab import conv
-
-    X = np.zeros((9, 9, 1))
-    X[1:4, 1:4, 0] = X[5:8, 4:7, 0] = _rng(33).standard_normal((3, 3))
-    W = _rng(34).standard_normal((3, 3, 1, 2))
-    H = conv.conv2d(X, W, padding=1)
-    assert np.array_equal(
-        conv.extract_patch(X, 2, 2, 1), conv.extract_patch(X, 6, 5, 1)
-    )
-    assert _maxerr(H[2, 2], H[6, 5]) < 1e-14
-    Wl = _rng(35).standard_normal((9, 9, 3, 3, 1, 2))
-    L = conv.locally_connected2d(X, Wl)
-    assert _maxerr(L[2, 2], L[6, 5]) > 1e-2
-    return "equal patches → equal conv outputs; different locally-connected outputs"

@@ -319,15 +319,14 @@ def _c8_41() -> str:
 
 
 @claim(
-    "E8-08",
+    "C8-52",
     section="8.3.2",
     lines=4324,
-    statement="PyTorch makes a causal 1-D convolution by padding (s − 1)·d zeros on "
-    "the left (F.pad) before an unpadded conv1d; it equals the masked-weight "
-    "definition.",
-    erratum="“PyTorch does not have a quick way to make a 1D convolution causal”",
+    statement="As the chapter's closing footnote suggests, padding emulates a causal "
+    "1-D convolution in PyTorch: (s − 1)·d zeros on the left (F.pad) before an "
+    "unpadded conv1d equal the masked-weight definition.",
 )
-def _e8_08() -> str:
+def _c8_52() -> str:
     import torch
 
     from alice_lab.text.torch_models import CausalConv1d
@@ -341,6 +340,11 @@ def _e8_08() -> str:
     # masked definition: a centred kernel of size 5 whose future taps are zero
     Wm = np.concatenate([W3, np.zeros((2, 3, 2))])
     ref = torch_conv1d(X, Wm, b, dilation=2, padding=4)
-    err = _maxerr(y, ref)
+    padded = torch_conv1d(X, W3, b, padding=0, dilation=2, left=4)  # F.pad + conv1d
+    err = max(_maxerr(y, ref), _maxerr(padded, ref))
     assert err < 1e-12, err
-    return f"F.pad((s−1)·d, 0) + conv1d = masked conv ({err:.0e})"
+    X2 = X.copy()
+    X2[10] += 1.0  # a change at step 10 leaves steps 0..9 alone
+    moved = torch_conv1d(X2, W3, b, padding=0, dilation=2, left=4)
+    assert _maxerr(moved[:10], padded[:10]) == 0 and _maxerr(moved[10], padded[10]) > 0
+    return f"F.pad((s−1)·d, 0) + conv1d = masked conv ({err:.0e}), and it is causal"

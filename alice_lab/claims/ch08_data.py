@@ -300,26 +300,3 @@ def _e8_04() -> str:
     bad = _maxerr(conv1d_index_form(X, W3, lambda i, k: i + k - 1), ref)
     assert good < 1e-12 < 0.1 < bad, (good, bad)
     return f"t(i)=i−k−1: error {good:.0e}; printed i+k−1: error {bad:.2f}"
-
-
-@claim(
-    "E8-05",
-    section="8.1.2",
-    lines=3730,
-    statement="The rank-3 weight indexed W_{i′,z,d} is (s, c′, c) (output channel "
-    "before input channel, unlike Chapter 7's stated (s, s, c, c′)); torch's "
-    "(c′, c, s) is W.transpose(1, 2, 0).",
-    erratum="layout (s, c′, c) here vs (s, s, c, c′) in §7",
-)
-def _e8_05() -> str:
-    import torch
-
-    r = _rng(5)
-    X, W3 = r.standard_normal((9, 2)), r.standard_normal((3, 4, 2))  # c=2, c'=4
-    layer = torch.nn.Conv1d(2, 4, 3, padding=1, bias=False, dtype=torch.float64)
-    with torch.no_grad():
-        layer.weight.copy_(torch.tensor(W3.transpose(1, 2, 0)))
-    y = layer(torch.tensor(X.T[None]))[0].detach().numpy().T
-    err = _maxerr(y, conv1d_index_form(X, W3, lambda i, k: i - k - 1))
-    assert tuple(layer.weight.shape) == (4, 2, 3) and err < 1e-12, err
-    return f"W ~ (3, 4, 2) → torch (4, 2, 3); outputs agree ({err:.0e})"
