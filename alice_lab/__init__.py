@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib.metadata
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 
 try:  # the version in pyproject.toml, the one place it is written
     __version__ = importlib.metadata.version("alice_lab")

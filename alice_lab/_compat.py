@@ -1,11 +1,14 @@
-"""Names loaded on first access: the one mechanism behind alice_lab's lazy imports.
+"""The compatibility module: what the frameworks and the array API do not give us
+uniformly lives here once. Today it holds the one mechanism behind alice_lab's lazy
+imports, names loaded on first access.
 
 ``import alice_lab`` imports neither torch nor JAX, nor any submodule: a submodule is
 imported when a reader first touches it (``alice_lab.conv``), and a PyTorch module or
 a JAX function is built or imported when a reader first asks for it
 (``alice_lab.layers.FullyConnectedLayer``, ``alice_lab.graphs.GCN``). Every module
 that does so sets its PEP 562 ``__getattr__`` with :func:`lazy_getattr`; this module
-imports nothing but the standard library, so the package itself can use it.
+imports nothing but the standard library, so the package itself can use it
+(``import alice_lab`` stays cheap).
 
 Two places a name can come from:
 

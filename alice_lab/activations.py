@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab import functional
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 from alice_lab.backend import array_namespace, as_float_array, check_int
 
 __all__ = [

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab import activations
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 
 __all__ = [

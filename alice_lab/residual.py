@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 
 __all__ = [
     "Residual",

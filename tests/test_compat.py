@@ -1,4 +1,4 @@
-"""alice_lab._lazy: the one mechanism for names loaded on first access.
+"""alice_lab._compat: the one mechanism for names loaded on first access.
 
 That importing the library imports neither torch nor JAX is checked in
 tests/test_backend.py and tests/test_api_reference.py; here, that every lazily loaded
@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 
 #: a module that loads names lazily -> one name of each kind it loads
 LAZY = {

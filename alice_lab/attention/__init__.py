@@ -24,7 +24,7 @@ softmax, KV cache).
 
 from __future__ import annotations
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 from alice_lab.attention.chunked import chunked_attention
 from alice_lab.attention.kv_cache import KVCache, kv_cache_bytes
 from alice_lab.attention.masks import (

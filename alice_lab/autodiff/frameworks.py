@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 from alice_lab.autodiff import ops
 from alice_lab.backend import to_numpy
 

@@ -19,7 +19,7 @@ Book: Chapter 12 (lines 5943-6329).
 
 from __future__ import annotations
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 from alice_lab.graphs.datasets import (
     barabasi_albert,
     block_diagonal_batch,

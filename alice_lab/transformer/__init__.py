@@ -23,7 +23,7 @@ Book: §10.3 (lines 5470-5564) and Chapter 11 (lines 5604-5942).
 
 from __future__ import annotations
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 from alice_lab.transformer.blocks import (
     block_param_count,
     decoder_block,

@@ -47,7 +47,7 @@ package imports neither ipywidgets nor matplotlib.
 
 from __future__ import annotations
 
-from alice_lab._lazy import lazy_getattr
+from alice_lab._compat import lazy_getattr
 
 _SUBMODULES = (
     "activation_gallery",
