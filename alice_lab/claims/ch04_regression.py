@@ -327,28 +327,6 @@ def _c4_10() -> str:
 
 
 @claim(
-    "E4-02",
-    section="4.1.3",
-    lines=(1426, 1432),
-    statement="The exact gradient of the mean squared error E.4.4 (no bias) is (2/n) "
-    "Xᵀ(Xw − y); the printed form drops the 2/n on purpose.",
-    erratum="∇LS(w) = Xᵀ(Xw − y) (the constant 2/n is dropped, as line 1426 warns)",
-)
-def _e4_02() -> str:
-    import torch
-
-    from alice_lab.linear import ls_gradient, ls_loss
-
-    X, y = _ls_problem(n=33, seed=12)
-    w = _rng(13).normal(size=4)
-    wt = torch.tensor(w, requires_grad=True)
-    ls_loss(torch.tensor(X), torch.tensor(y), wt).backward()
-    d = _maxerr(ls_gradient(X, y, w, scale="exact"), wt.grad.numpy())
-    assert d < 1e-12, d
-    return f"(2/n) Xᵀ(Xw − y) vs torch.autograd: max diff {d:.1e}"
-
-
-@claim(
     "C4-11",
     section="4.1.3",
     lines=(1434, 1438),
@@ -681,19 +659,26 @@ def _c4_22() -> str:
 
 
 @claim(
-    "E4-04",
+    "C4-61",
     section="4.1.4",
-    lines=(1556, 1556),
-    statement="A batch of 32 RGB images of 1024 × 1024 pixels has 32·3·1024² = "
-    "100,663,296 ≈ 1.0·10⁸ values (3.1·10⁶ per image).",
-    erratum="“c ≈ 1e^7” for the batch",
+    lines=(1554, 1556),
+    statement="A 1024 × 1024 RGB image has c = 3·1024² = 3,145,728 features, millions "
+    "(the book rounds it to c ≈ 10⁷); at that size XᵀX alone has c² ≈ 10¹³ entries "
+    "(about 40 TB in float32), while Xw for a batch of 32 costs 32·c ≈ 10⁸ "
+    "multiply-adds.",
 )
-def _e4_04() -> str:
-    per_image = 3 * 1024 * 1024
-    batch = 32 * per_image
-    assert batch == 100_663_296 and round(np.log10(batch)) == 8
-    assert np.zeros((32, 1024, 1024, 3), dtype=np.uint8).size == batch
-    return f"{batch:,} values in the batch, {per_image:,} per image"
+def _c4_61() -> str:
+    import torch
+
+    batch = torch.empty((32, 3, 1024, 1024), device="meta")  # shapes only, no memory
+    n, c = batch.flatten(1).shape
+    assert (n, c) == (32, 3 * 1024**2) and 10**6 < c < 10**7, (n, c)
+    gram_bytes = 4 * c**2
+    assert 10**13 < gram_bytes < 10**14 and 10**8 < n * c < 10**9
+    return (
+        f"c = {c:,} per image; XᵀX in float32: {gram_bytes / 1e12:.0f} TB; "
+        f"Xw: {n * c:,} multiply-adds"
+    )
 
 
 # =====================================================================================
