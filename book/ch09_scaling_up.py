@@ -174,16 +174,21 @@ plt.show()
 verify("C9-08", "C9-09", "C9-10", "C9-11")
 
 # %% [markdown]
-# ```{admonition} Erratum (E9-02, §9.2.1, line 4365)
-# :class: warning
-# The decay factor is not "a small factor λ": a gradient step on
-# $L + \lambda\lVert\mathbf{w}\rVert^2$ with learning rate η multiplies the weights by
-# $1 - 2\eta\lambda$. PyTorch's `weight_decay=wd` adds `wd·w` to the gradient, i.e. the
-# book's $\lambda = wd/2$.
-# ```
+# Where the loss's own gradient vanishes, the factor $1 - 2\eta\lambda$ is all that acts,
+# so the weights shrink geometrically, $(1 - 2\eta\lambda)^t$: the "exponentially fast"
+# decay of the book, by a factor proportional to λ (with η and the 2 spelled out).
+# PyTorch's `weight_decay=wd` adds `wd·w` to the gradient, i.e. the book's
+# $\lambda = wd/2$.
 
 # %%
-verify("E9-02")
+eta, lam, ts = 0.1, 0.3, np.array([0, 5, 10, 25])
+w_t, norms = np.array([1.5, -2.0]), []
+for _ in range(26):
+    norms.append(np.linalg.norm(w_t))
+    w_t = w_t - eta * 2 * lam * w_t  # ∇L = 0: only the penalty's gradient 2λw
+print("|w_t| / |w_0| at t = 0, 5, 10, 25:", np.round(np.array(norms)[ts] / norms[0], 4))
+print("(1 − 2ηλ)^t                     :", np.round((1 - 2 * eta * lam) ** ts, 4))
+verify("C9-74")
 
 # %% [markdown]
 # ℓ1 penalties favour **sparse** solutions (the lasso path above hits zero exactly).
@@ -231,11 +236,15 @@ verify("C9-15", "C9-16", "C9-17")
 # :class: warning
 # * The text asks for $\nabla L(\mathbf{w}_t) \approx 0$ but tests the *change* of the
 #   loss; the two differ (a tiny step leaves the loss still while the gradient is large).
-# * The printed rule "stop if $a_t \le a_i$ for every $i = t-1, \dots, t-k$" compares the
-#   current epoch with each of the last $k$; the rollback to epoch $t-k$ only fits the
-#   usual rule, **no improvement on the best score for $k$ epochs**. On
-#   $[0.5, 0.7, 0.6, 0.65, 0.62]$ with $k = 2$ the usual rule stops at epoch 4 and
-#   restores epoch 2; the printed one never stops.
+# * The printed test stops when $a_t \le a_i$ for every $i = t-1, \dots, t-k$, i.e.
+#   when the current score is no better than each of the last $k$, and the weights are
+#   then rolled back to "the last epoch that showed improvement", said to be epoch
+#   $t-k$. With that test the best epoch need not be $t-k$: on
+#   $[0.5, 0.6, 0.8, 0.7, 0.6]$ with $k = 3$ it fires at $t = 5$, the best epoch is 3,
+#   and epoch $t - k = 2$ scored only 0.6. Epoch $t-k$ is the right one for the usual
+#   rule, **stop once the best score is $k$ epochs old**, which is what
+#   `rg.EarlyStopping` does by default (`rule="book"` gives the printed test, restoring
+#   the best epoch).
 # ```
 
 # %%
@@ -510,17 +519,23 @@ for name, out in {
 verify("C9-54", "C9-55", "C9-56", "C9-57", "C9-58")
 
 # %% [markdown]
-# ```{admonition} Errata (E9-14 and E9-15, §9.3.2, lines 4791–4829)
+# ```{admonition} Erratum (E9-14, §9.3.2, lines 4791–4795)
 # :class: warning
-# * Layer norm's row statistics are $\mu_i = \frac1c\sum_j X_{ij}$ and
-#   $\sigma_i^2 = \frac1c\sum_j (X_{ij} - \mu_i)^2$; the printed $X_{ji}$ swaps the
-#   indices (that would be a column mean, i.e. batch norm).
-# * RMSNorm is printed without $\varepsilon$; every implementation adds one inside the
-#   root, otherwise an all-zero input gives NaN.
+# Layer norm's row statistics are $\mu_i = \frac1c\sum_j X_{ij}$ and
+# $\sigma_i^2 = \frac1c\sum_j (X_{ij} - \mu_i)^2$; the printed $X_{ji}$ swaps the
+# indices (that would be a column mean, i.e. batch norm).
 # ```
+#
+# RMSNorm is written without the $\varepsilon$ that the book's batch-norm formula
+# carries; implementations add one inside the root (`torch.nn.RMSNorm(eps=...)`), so
+# that an all-zero row gives zeros instead of $0/0$.
 
 # %%
-verify("E9-14", "E9-15")
+zero_row = np.zeros((1, 4))
+with np.errstate(invalid="ignore"):
+    print("RMSNorm of a zero row, ε = 0:   ", nz.rms_norm(zero_row, eps=0.0))
+print("RMSNorm of a zero row, ε = 1e-6:", nz.rms_norm(zero_row))
+verify("E9-14")
 
 # %% [markdown]
 # ### Explore: which entries share statistics

@@ -465,27 +465,6 @@ def _c9_57() -> str:
 
 
 @claim(
-    "E9-15",
-    section="9.3.2",
-    lines=(4827, 4829),
-    erratum="RMSNorm written without ε",
-    statement="Implementations add ε inside the root, √(mean(x²) + ε): without it an "
-    "all-zero input gives NaN.",
-)
-def _e9_15() -> str:
-    import torch
-
-    from alice_lab.normalization import rms_norm
-
-    z = np.zeros((1, 4))
-    with np.errstate(invalid="ignore"):
-        assert np.isnan(rms_norm(z, eps=0.0)).all()
-    ref = torch.nn.RMSNorm(4, eps=1e-6, dtype=torch.float64)(_t(z))
-    assert np.array_equal(rms_norm(z), _np(ref)) and not np.isnan(_np(ref)).any()
-    return "ε = 0: NaN; ε = 1e-6: 0, as torch.nn.RMSNorm"
-
-
-@claim(
     "C9-58",
     section="9.3.2",
     lines=(4835, 4835),

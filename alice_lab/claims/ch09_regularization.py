@@ -340,23 +340,34 @@ def _c9_14() -> str:
 
 
 @claim(
-    "E9-02",
+    "C9-74",
     section="9.2.1",
-    lines=(4365, 4365),
-    erratum="the decay factor is called a 'small proportional factor λ'",
-    statement="One gradient step on L + λ‖w‖² multiplies w by 1 − 2ηλ (η the learning "
-    "rate); PyTorch's weight_decay=wd is the book's λ = wd/2.",
+    lines=(4363, 4365),
+    statement="A gradient step of size η on L + λ‖w‖² multiplies w by 1 − 2ηλ, a decay "
+    "proportional to λ; with ∇L = 0 the weights shrink as (1 − 2ηλ)^t, exponentially "
+    "fast. torch.optim.SGD's weight_decay=wd is this decay with wd = 2λ.",
 )
-def _e9_02() -> str:
+def _c9_74() -> str:
     import torch
 
-    w = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.SGD([w], lr=0.1, weight_decay=0.6)
-    opt.zero_grad()
-    (0.0 * w).sum().backward()
-    opt.step()
-    assert abs(float(w.detach()) - (1 - 2 * 0.1 * 0.3)) < 1e-15
-    return "SGD(lr=0.1, weight_decay=0.6) multiplies w by 0.94 = 1 − 2·0.1·0.3"
+    eta, lam, steps = 0.1, 0.3, 25
+    w0 = torch.tensor([1.5, -2.0], dtype=torch.float64)
+    w = w0.clone().requires_grad_(True)
+    opt = torch.optim.SGD([w], lr=eta, weight_decay=2 * lam)
+    v = w0.clone().requires_grad_(True)  # plain GD on the penalty, through autograd
+    for _ in range(steps):
+        opt.zero_grad()
+        (0.0 * w).sum().backward()
+        opt.step()
+        (g,) = torch.autograd.grad(lam * (v**2).sum(), v)
+        v = (v - eta * g).detach().requires_grad_(True)
+    closed = (1 - 2 * eta * lam) ** steps * w0
+    err = max(_maxerr(w.detach(), closed), _maxerr(v.detach(), closed))
+    assert err < 1e-14, err
+    return (
+        f"{steps} steps, η = {eta}, λ = {lam}: w = {1 - 2 * eta * lam:.2f}^{steps}·w₀ "
+        f"by autograd and by SGD(weight_decay=2λ) (|Δ| = {err:.0e})"
+    )
 
 
 @claim(
@@ -480,21 +491,37 @@ def _c9_16() -> str:
     "E9-06",
     section="9.2.2",
     lines=(4397, 4399),
-    erratum="stop if a_t ≤ a_i for every i = t−1, …, t−k (no better than each of "
-    "the last k), then roll back to t − k",
-    statement="The rule that matches the rollback to t − k is 'no improvement on the "
-    "best score for k epochs': on [.5, .7, .6, .65, .62], k = 2, it stops at epoch 4 "
-    "(best = 2), while the printed rule never stops.",
+    erratum="“If a_t ≤ a_i → Stop training ∀ i = t−1, t−2, …, t−k”, then roll back "
+    "to “the last epoch that showed improvement, corresponding to the epoch number "
+    "t−k”",
+    statement="With the printed test (stop when a_t is no better than each of the "
+    "previous k scores) the epoch to roll back to is the best one so far, which need "
+    "not be t − k: on [.5, .6, .8, .7, .6] with k = 3 the test fires at t = 5, the "
+    "best epoch is 3, and epoch t − k = 2 scored only .6. Rolling back to t − k fits "
+    "the usual rule, stop once the best score is k epochs old.",
 )
 def _e9_06() -> str:
     from alice_lab.regularization import early_stopping_epoch
 
-    a = [0.5, 0.7, 0.6, 0.65, 0.62]
-    book = [t for t in range(3, 6) if all(a[t - 1] <= a[i - 1] for i in (t - 1, t - 2))]
-    assert book == [], book
-    assert early_stopping_epoch(a, 2, rule="book")[0] is None
-    assert early_stopping_epoch(a, 2) == (4, 2)
-    return "best rule: stop 4, restore 2; printed rule: never stops"
+    a, k = [0.5, 0.6, 0.8, 0.7, 0.6], 3
+    # the printed test, written out: a_t <= a_i for every i = t-1, ..., t-k
+    fires = [
+        t
+        for t in range(k + 1, len(a) + 1)
+        if all(a[t - 1] <= a[i - 1] for i in range(t - k, t))
+    ]
+    t = fires[0]
+    best = int(np.argmax(a[:t])) + 1
+    assert (t, best) == (5, 3) and a[t - k - 1] < a[best - 1], (t, best)
+    assert early_stopping_epoch(a, k, rule="book") == (t, best)
+    # the usual rule on random histories: when it fires at t, the best epoch is t - k
+    r = _rng(6)
+    for _ in range(200):
+        h = list(r.random(12))
+        stop, kept = early_stopping_epoch(h, k)
+        if stop is not None:
+            assert kept == stop - k == int(np.argmax(h[:stop])) + 1, (h, stop, kept)
+    return f"printed test stops at t = {t}; best epoch {best}, not t − k = {t - k}"
 
 
 @claim(
