@@ -347,19 +347,20 @@ verify("C11-15", "C11-16")
 
 # %% [markdown]
 # One way around the quadratic cost, in the spirit of the Perceiver, is to cross-attend
-# between the n tokens and a small trainable set of r latent tokens: the cost is
-# $n r (k + v)$, linear in n.
-#
-# ```{admonition} Erratum (E11-04, line 5691)
-# :class: warning
-# For the layer to return r rows (a compressed summary) the latents must supply the
-# **queries**, $\text{CA}(\mathbf{Z}_{\text{latent}}, \mathbf{X})$. With
-# $\mathbf{Z}$ in the role it has in E.11.1 (keys and values) the cost is still linear
-# in n, but the output keeps n rows.
-# ```
+# between the n tokens and a small trainable set of r tokens: the cost is
+# $n r (k + v)$, linear in n. The trainable tokens can play either role. As keys and
+# values, the role $\mathbf{Z}$ has in E.11.1, the layer keeps one output per input
+# token, like the SA layer it replaces. As queries, which is how the Perceiver distils
+# the input into a small latent bottleneck, it returns r rows.
 
 # %%
-verify("E11-04")
+rng_lat = np.random.default_rng(11)  # its own stream: the cells below keep theirs
+Z_lat = rng_lat.standard_normal((3, 32))  # r = 3 trainable tokens
+X_long = rng_lat.standard_normal((500, 32))  # n = 500 input tokens
+sdpa = att.scaled_dot_product_attention
+print("trainable tokens as keys/values:", sdpa(X_long, Z_lat, Z_lat).shape)
+print("trainable tokens as queries    :", sdpa(Z_lat, X_long, X_long).shape)
+verify("C11-38")
 
 # %% [markdown]
 # ### 11.2.2 Online softmax
@@ -377,16 +378,14 @@ verify("E11-04")
 verify("C11-17", "C11-18")
 
 # %% [markdown]
-# ```{admonition} Erratum (E11-05, lines 5711-5735)
-# :class: warning
-# The formulas exponentiate raw scores, which overflows as soon as a score exceeds
-# about 709 in float64 (88 in float32). Implementations keep a **running maximum**
-# $m$: for each new chunk, $m' = \max(m, \max_j s_j)$, then
-# $L \leftarrow L e^{m-m'} + \sum_j e^{s_j - m'}$ and
+# The formulas are exact, and they exponentiate raw scores, as the book's derivation
+# does to keep things simple. In floating point that overflows as soon as a score
+# exceeds about 709 in float64 (88 in float32), so implementations (FlashAttention
+# among them) also keep a **running maximum** $m$: for each new chunk,
+# $m' = \max(m, \max_j s_j)$, then $L \leftarrow L e^{m-m'} + \sum_j e^{s_j - m'}$ and
 # $\mathbf{h} \leftarrow \mathbf{h} e^{m-m'} + \sum_j e^{s_j - m'}\mathbf{v}_j$.
-# `alice_lab.attention.chunked_attention(..., stable=False)` reproduces the book's
-# version and returns NaN for scores scaled by 1000; the default is stable.
-# ```
+# `alice_lab.attention.chunked_attention(..., stable=False)` runs the formulas as
+# written and returns NaN for scores scaled by 1000; the default is stable.
 
 # %%
 Qc, Kc, Vc = (
@@ -399,7 +398,7 @@ with np.errstate(over="ignore", invalid="ignore"):
         att.chunked_attention(1000 * Qc, Kc, Vc, chunk_size=3, stable=False)
     )
 print("book formula, NaN rows:", np.isnan(naive).any(1).sum(), "of 8")
-verify("E11-05", "C11-19", "C11-20")
+verify("C11-19", "C11-20")
 
 # %% [markdown]
 # ```{admonition} Erratum (E11-06, line 5741)
