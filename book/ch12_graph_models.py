@@ -291,7 +291,9 @@ graph_diffusion.static_view(steps=30, frames=12 if FAST else 24)
 # edges:
 #
 # $$\mathbf{x}^\top\mathbf{L}\mathbf{x} = \tfrac12 \sum_{i,j} A_{ij}(x_i - x_j)^2 =
-# \sum_{\{i,j\} \in \mathcal{E}} A_{ij}(x_i - x_j)^2 .$$
+# \sum_{\{i,j\} \in \mathcal{E}} A_{ij}(x_i - x_j)^2 ,$$
+#
+# the last sum taking each undirected edge $\{i, j\}$ once.
 #
 # Build a graph from the data themselves (E.12.3: $A_{ij} = e^{-\lVert \mathbf{x}_i -
 # \mathbf{x}_j\rVert^2}$ for close points) and add $\lambda\,\mathbf{f}^\top\mathbf{L}
@@ -303,18 +305,27 @@ x_demo = rng.standard_normal(15)
 double = sum(
     A15[i, j] * (x_demo[i] - x_demo[j]) ** 2 for i in range(15) for j in range(15)
 )
+E15 = list(zip(*np.nonzero(A15), strict=True))  # (i, j) and (j, i) for every edge
+over_E = sum(A15[i, j] * (x_demo[i] - x_demo[j]) ** 2 for i, j in E15)
+once = sum(A15[i, j] * (x_demo[i] - x_demo[j]) ** 2 for i, j in E15 if i < j)
 print(
     f"xᵀLx = {x_demo @ g.laplacian(A15) @ x_demo:.3f};  "
-    f"Σ_ij A_ij (x_i − x_j)² = {double:.3f}"
+    f"Σ_ij A_ij (x_i − x_j)² = {double:.3f};  "
+    f"Σ over (i, j) ∈ E = {over_E:.3f};  each edge once = {once:.3f}"
 )
 
 # %% [markdown]
 # ```{admonition} Erratum (E12-04, lines 6053 and 6065)
 # :class: warning
-# E.12.2 sums over edges $(i, j) \in \mathcal{E}$ and E.12.4 over all pairs $i, j$, with
-# no factor between them. For a symmetric $\mathbf{A}$ the full double sum counts each
-# edge twice: $\mathbf{x}^\top\mathbf{L}\mathbf{x} = \tfrac12\sum_{i,j} A_{ij}(x_i -
-# x_j)^2$, as the numbers above show.
+# E.12.2 writes $\mathbf{x}^\top\mathbf{L}\mathbf{x} = \sum_{(i,j)\in\mathcal{E}}
+# A_{ij}(x_i - x_j)^2$ and E.12.4 writes $\mathbf{f}^\top\mathbf{L}\mathbf{f}$ as the
+# same sum over all pairs $i, j$, both without a factor ½. In the book an undirected
+# graph lists every edge in both directions, $(i, j)$ and $(j, i)$ (§12.1.1), so both
+# sums count each edge twice and equal $2\,\mathbf{x}^\top\mathbf{L}\mathbf{x}$. The
+# right forms are $\mathbf{x}^\top\mathbf{L}\mathbf{x} = \tfrac12
+# \sum_{(i,j)\in\mathcal{E}} A_{ij}(x_i - x_j)^2 = \tfrac12\sum_{i,j} A_{ij}(x_i -
+# x_j)^2$, or a sum over unordered edges $\{i, j\}$ with no ½, as the numbers above
+# show. The factor only rescales λ in the objective below.
 # ```
 #
 # ```{admonition} Erratum (E12-05, line 6069)

@@ -503,24 +503,35 @@ def _e12_03() -> str:
     "E12-04",
     section="12.1.4",
     lines=(6053, 6065),
-    statement="xᵀLx = ½ Σ_{i,j} A_ij (x_i − x_j)² = Σ over each undirected edge once; "
-    "E.12.4's full double sum is twice fᵀLf.",
+    statement="xᵀLx = ½ Σ_{(i,j)∈E} A_ij (x_i − x_j)² = ½ Σ_{i,j} A_ij (x_i − x_j)²: "
+    "the book's edge set of an undirected graph holds both (i, j) and (j, i) (line "
+    "5965), so the sum over E.12.2's edges, like E.12.4's sum over all pairs, counts "
+    "every edge twice; each needs the ½ (or a sum over unordered edges {i, j}).",
     equation="E.12.2, E.12.4",
-    erratum="fᵀLf = Σ_{i,j} A_ij (f(x_i) − f(x_j))² (no ½)",
+    erratum="xᵀLx = Σ_{(i,j)∈E} A_ij (x_i − x_j)² (E.12.2) and fᵀLf = Σ_{i,j} A_ij "
+    "(f(x_i) − f(x_j))² (E.12.4), both without ½",
 )
 def _e12_04() -> str:
     import networkx as nx
+    from scipy.sparse.csgraph import laplacian as scipy_laplacian
 
     from alice_lab.graphs import laplacian
 
-    A = _er(15, 0.25, 0)
+    A = _er(15, 0.25, 0) + np.eye(15)  # undirected, with the book's self-loops
     x = _rng(3).standard_normal(15)
-    quad = x @ laplacian(A) @ x
-    double = sum(A[i, j] * (x[i] - x[j]) ** 2 for i in range(15) for j in range(15))
+    L = scipy_laplacian(A)  # D - A, as the book's L (self-loops cancel)
+    assert _maxerr(L, laplacian(A)) < 1e-12
+    quad = x @ L @ x
+    E = list(zip(*np.nonzero(A), strict=True))  # the book's E: (i, j) and (j, i)
+    over_E = sum(A[i, j] * (x[i] - x[j]) ** 2 for i, j in E)
+    pairs = sum(A[i, j] * (x[i] - x[j]) ** 2 for i in range(15) for j in range(15))
     once = sum((x[i] - x[j]) ** 2 for i, j in nx.from_numpy_array(A).edges())
-    assert abs(quad - double / 2) < 1e-10 and abs(quad - once) < 1e-10
-    assert abs(quad - double) > 1
-    return f"xᵀLx = {quad:.2f}; double sum {double:.2f} = 2×; each edge once {once:.2f}"
+    assert abs(over_E - 2 * quad) < 1e-10 and abs(pairs - 2 * quad) < 1e-10
+    assert abs(once - quad) < 1e-10 and quad > 1
+    return (
+        f"xᵀLx = {quad:.2f}; sum over E = {over_E:.2f}, over all pairs = {pairs:.2f} "
+        f"(2×); over unordered edges = {once:.2f}"
+    )
 
 
 @claim(
