@@ -106,7 +106,8 @@ def report(fast: bool = True) -> str:
         lines += ["", f"pytest's processes used {cpu:.0f} CPU seconds in all."]
     files = stages.get("pytest", {}).get("files", [])
     if files:
-        lines += ["", "| test files by time (all their tests) | seconds |", "|---|---:|"]
+        head = "| test files by time (all their tests) | seconds |"
+        lines += ["", head, "|---|---:|"]
         lines += [f"| `{t}` | {s:.1f} |" for t, s in files]
     slowest = stages.get("pytest", {}).get("slowest", [])
     if slowest:
