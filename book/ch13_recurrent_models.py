@@ -524,11 +524,14 @@ ssm_kernel.static_view(radii=[0.5, 0.8, 0.95, 1.02] if FAST else None)
 # $(m, m)$ matrix for lengths up to $m$) each token gets its own, and a $-\infty$ above
 # the diagonal makes it causal.
 #
-# ```{admonition} Erratum (E13-05 and E13-06, §13.4.1, lines 6727 and 6749)
+# The book's claim of a cost linear in both $n$ and $e$ is made for the plain layer,
+# whose context is shared by all tokens; the relative embeddings, added afterwards for
+# flexibility, give each token its own context and $n^2 e$ work. (The paper abbreviates
+# the layer AFT; the book writes "ATF".)
+#
+# ```{admonition} Erratum (E13-06, §13.4.1, line 6749)
 # :class: warning
-# The layer is the attention-free transformer, **AFT** (the book writes "ATF"). It is
-# linear in both $n$ and $e$ only without the position biases $W$; with them it costs
-# $\mathcal{O}(n^2 e)$. In the per-channel formula the value belongs **inside** the sum:
+# In the per-channel formula the value belongs **inside** the sum:
 # $h_{iz} = \sigma(q_{iz})\sum_j \exp(k_{jz})v_{jz} / \sum_j \exp(k_{jz})$.
 # ```
 
@@ -540,7 +543,10 @@ print(
     "AFT with W = 0 equals AFT-simple:",
     np.allclose(R.aft(Qa, Ka, Va, np.zeros((8, 8))), R.aft(Qa, Ka, Va)),
 )
-verify("C13-30", "E13-05", "C13-31", "E13-06", "C13-32")
+W_rel = -np.abs(np.subtract.outer(np.arange(8), np.arange(8)))  # decays with distance
+ctx_w = R.aft(Qa, Ka, Va, W_rel) / (1 / (1 + np.exp(-Qa)))
+print("AFT with this W: rows of H/σ(Q) identical:", np.allclose(ctx_w, ctx_w[0]))
+verify("C13-30", "C13-40", "C13-31", "E13-06", "C13-32")
 
 # %% [markdown]
 # ### 13.4.2 The Receptance Weighted Key Value (RWKV) model
@@ -647,9 +653,12 @@ verify("C13-36", "C13-37", "C13-38", "C13-39")
 #   input-dependent coefficients keep the scan but lose the convolution.
 #
 # **Claims and notes not registered.** Every checkable claim of the digest for this
-# chapter (39) and six errata are verified above. Three remarks have nothing to compute
-# and appear as notes only: the missing box number on line 6415 and the absent
-# E.13.12-E.13.13, and the stray ’ after the Mamba figure reference (line 6837). The
+# chapter (39, plus C13-40 on AFT's relative embeddings) and five errata are verified
+# above. The digest's sixth erratum on AFT (its cost) misread which formula the book
+# calls linear and is now claim C13-40. Four remarks have nothing to compute and appear
+# as notes only: the missing box number on line 6415 and the absent E.13.12-E.13.13,
+# the acronym "ATF" for AFT, and the stray ’ after the Mamba figure reference (line
+# 6837). The
 # digest's claim 11 (the time loop cannot be parallelised) is checked as a dependency
 # (every $\partial\mathbf{s}_i/\partial\mathbf{s}_{i-1} \neq 0$); wall-clock timings are in
 # `benchmarks/bench_scan.py` and are never asserted.
