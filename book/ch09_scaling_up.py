@@ -750,3 +750,6 @@ assert all(0.0 <= a <= 1.0 for accs in results.values() for a in accs)
 # figure of §9.4.1 shows the mechanism instead). Errata of the digest without a check:
 # the dangling references of lines 4357 ("Section ,": ridge regression, chapter 4) and
 # 4421 ("see Box )": Box 9.1) and the typo "weight decay in implemented" (line 5039).
+# Two items the digest lists as errata are not mistakes of the book: the decay "by a
+# small proportional factor λ" (line 4365) is informal and right (claim C9-74), and
+# RMSNorm without ε (line 4829) is its mathematical definition (a remark above).
