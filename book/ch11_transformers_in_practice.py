@@ -716,4 +716,7 @@ for use in (True, False):
 # comparison when one is present and asserts nothing. Two cross-references print
 # unresolved in the source text: "Box ." (line 5673) is Box 11.1 above, and "Section ."
 # (line 5667) points to the later discussion of decoder-only prompting; there is
-# nothing to compute for them.
+# nothing to compute for them. Two points the digest lists as errata are not mistakes
+# of the book: which role the trainable tokens play in the linear-cost cross-attention
+# (either works, claim C11-38), and the online-softmax formulas without a running
+# maximum, which are exact (the overflow is a remark above).
