@@ -1,5 +1,5 @@
 """Helpers of the grader's per-lab tests (tests/test_grader_labs*.py): build the
-solution, the student notebook and the mutant rounds of a lab, grade them all in the
+solution, the student notebook and a round of mutants of a lab, grade them all in the
 sandbox and check each verdict. The labs are split over two test files so that
 ``pytest --dist loadfile`` runs the halves on different workers."""
 
@@ -71,7 +71,10 @@ def substitute(nb, name: str, source: str) -> None:
 
 def mutant_rounds(lab: str) -> list[dict[str, str]]:
     """Mutants grouped so that no round changes the same function twice:
-    ``[{check id: mutant description}, ...]``."""
+    ``[{check id: mutant description}, ...]``. The sandbox grades the first round
+    only (one wrong answer per check, substituted into the notebook and extracted as
+    a student's would be); every mutant is judged from its record in
+    ``tests/test_grader_judge.py``, without a worker to start per round."""
     rounds: list[dict[str, str]] = []
     for check_id in lab_checks(lab):
         check = grading.CHECKS[check_id]
@@ -95,7 +98,7 @@ def grade_solution_student_and_mutants(source: Path, tmp_path: Path) -> None:
     jupytext.write(jupytext.read(source), submissions / "solution.ipynb")
     student = ROOT / "labs" / "student" / f"{source.stem}.ipynb"
     (submissions / "student.ipynb").write_text(student.read_text())
-    rounds = mutant_rounds(lab)
+    rounds = mutant_rounds(lab)[:1]
     for k, chosen in enumerate(rounds, start=1):
         nb = jupytext.read(source)
         for check_id, description in chosen.items():

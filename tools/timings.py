@@ -17,6 +17,7 @@ before the virtual environment exists.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -101,9 +102,13 @@ def report(fast: bool = True) -> str:
         lines += [
             f"| {n}{'' if ok else ' (FAILED)'} | {s:.1f} |" for n, s, ok in notebooks
         ]
-    cpu = stages.get("pytest", {}).get("cpu")
-    if cpu:
-        lines += ["", f"pytest's processes used {cpu:.0f} CPU seconds in all."]
+    busy = stages.get("pytest", {}).get("cores_busy")
+    if busy is not None:
+        lines += [
+            "",
+            f"During pytest the machine's cores were busy {busy:.2f} of "
+            f"{os.cpu_count()} on average (all processes, from /proc/stat).",
+        ]
     files = stages.get("pytest", {}).get("files", [])
     if files:
         head = "| test files by time (all their tests) | seconds |"
