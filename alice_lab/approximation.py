@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from array_api_compat import is_array_api_obj
 
 from alice_lab.backend import (
     array_namespace,
@@ -92,18 +93,14 @@ def _domain(domain: Any) -> tuple[float, float]:
 
 
 def _like(v: Any, x: Any, xp: Any, name: str, shape: tuple | None = None) -> Any:
-    """Parameter ``v`` in ``x``'s namespace, dtype and device (kept as is when it is
-    already there, so a tensor keeps its ``requires_grad``)."""
-    if hasattr(v, "shape") and not isinstance(v, np.generic):
-        try:
-            same = array_namespace(v, x) is xp
-        except TypeError:
-            same = False
-        if not same:
-            v = xp.asarray(to_numpy(v), dtype=x.dtype, device=device_of(x))
-    else:
-        host = np.asarray(v, dtype=np.float64)
-        v = xp.asarray(host, dtype=x.dtype, device=device_of(x))
+    """Parameter ``v`` in ``x``'s namespace: lists and numbers join ``x``
+    (:func:`~alice_lab.backend.as_float_array` with ``like=x``); an array of another
+    library (the construction's host NumPy parameters) is copied to ``x``'s library,
+    dtype and device; an array of ``x``'s library is kept (a tensor keeps its
+    ``requires_grad``)."""
+    if is_array_api_obj(v) and array_namespace(v) is not xp:
+        v = xp.asarray(to_numpy(v), dtype=x.dtype, device=device_of(x))
+    v = as_float_array(v, name, like=x)
     if shape is not None and tuple(v.shape) != shape:
         raise ValueError(f"{name} must have shape {shape}; got {tuple(v.shape)}")
     return v
@@ -555,7 +552,8 @@ def loglog_slope(ms: Any, errors: Any) -> float:
     >>> round(loglog_slope([10, 20, 40], [1e-2, 2.5e-3, 6.25e-4]), 6)
     -2.0
     """
-    m, e = np.asarray(ms, dtype=np.float64), np.asarray(to_numpy(errors), np.float64)
+    m = to_numpy(as_float_array(ms, "ms"))
+    e = to_numpy(as_float_array(errors, "errors"))
     if m.ndim != 1 or m.shape != e.shape or m.shape[0] < 2:
         raise ValueError(
             f"ms and errors must both be (k,) with k >= 2; got {m.shape}, {e.shape}"

@@ -49,12 +49,10 @@ def _check_scheme(scheme: str) -> None:
         raise ValueError(f"scheme must be 'forward' or 'central', got {scheme!r}")
 
 
-def _call(f: Callable, z: Any, like: Any, xp: Any) -> Any:
-    """``f(z)`` as an array of ``like``'s kind (f may return a Python float)."""
-    out = f(z)
-    if not hasattr(out, "shape"):
-        out = xp.asarray(out, dtype=like.dtype, device=device_of(like))
-    return out
+def _call(f: Callable, z: Any, like: Any) -> Any:
+    """``f(z)`` as an array of ``like``'s kind (f may return a Python float; a
+    complex value is let through: differences of complex values are defined)."""
+    return as_float_array(f(z), "the value of f", like=like, complex_ok=True)
 
 
 def _default_h(x: Any, xp: Any, power: float) -> Any:
@@ -63,14 +61,12 @@ def _default_h(x: Any, xp: Any, power: float) -> Any:
     return (x + h) - x
 
 
-def _quotient(
-    f: Callable, x: Any, step: Any, h: Any, scheme: str, xp: Any, fx=None
-) -> Any:
+def _quotient(f: Callable, x: Any, step: Any, h: Any, scheme: str, fx=None) -> Any:
     """Difference quotient of f at x along the displacement ``step`` (h * direction)."""
     if scheme == "forward":
-        fx = _call(f, x, x, xp) if fx is None else fx
-        return (_call(f, x + step, x, xp) - fx) / h
-    return (_call(f, x + step, x, xp) - _call(f, x - step, x, xp)) / (2 * h)
+        fx = _call(f, x, x) if fx is None else fx
+        return (_call(f, x + step, x) - fx) / h
+    return (_call(f, x + step, x) - _call(f, x - step, x)) / (2 * h)
 
 
 def _scalar_out(val: Any, what: str) -> Any:
@@ -107,7 +103,7 @@ def derivative(
     xp = array_namespace(x)
     if h is None:
         h = _default_h(x, xp, _POWER[scheme])
-    return _quotient(f, x, h, h, scheme, xp)
+    return _quotient(f, x, h, h, scheme)
 
 
 def basis(d: int, i: int, like: Any = None) -> Any:
@@ -160,7 +156,7 @@ def partial(
         raise ValueError(f"partial needs x : (d), got shape {tuple(x.shape)}")
     e = basis(x.shape[0], i, like=x)
     hi = _flat_steps(x, xp, h, _POWER[scheme])[i]
-    return _scalar_out(_quotient(f, x, hi * e, hi, scheme, xp), "partial")
+    return _scalar_out(_quotient(f, x, hi * e, hi, scheme), "partial")
 
 
 def grad_fd(
@@ -183,10 +179,10 @@ def grad_fd(
     shape, n = tuple(x.shape), int(np.prod(x.shape, dtype=np.int64))
     flat = xp.reshape(x, (n,))
     steps = _flat_steps(flat, xp, h, _POWER[scheme])
-    g = lambda z: _scalar_out(_call(f, xp.reshape(z, shape), x, xp), "grad_fd")
+    g = lambda z: _scalar_out(_call(f, xp.reshape(z, shape), x), "grad_fd")
     fx = g(flat) if scheme == "forward" else None
     parts = [
-        _quotient(g, flat, steps[j] * basis(n, j, like=flat), steps[j], scheme, xp, fx)
+        _quotient(g, flat, steps[j] * basis(n, j, like=flat), steps[j], scheme, fx)
         for j in range(n)
     ]
     if not parts:
@@ -221,7 +217,7 @@ def grad_fd_batched(
     n, d = X.shape
 
     def fb(Z: Any) -> Any:
-        out = _call(f, Z, X, xp)
+        out = _call(f, Z, X)
         if tuple(out.shape) != (n,):
             raise ValueError(
                 f"f should map (n, d) -> (n) = ({n},), got shape {tuple(out.shape)}"
@@ -236,7 +232,7 @@ def grad_fd_batched(
         step = (
             hj[:, None] * basis(d, j, like=X)[None, :]
         )  # (n, d), only column j nonzero
-        cols.append(_quotient(fb, X, step, hj, scheme, xp, fx))
+        cols.append(_quotient(fb, X, step, hj, scheme, fx))
     if not cols:
         return xp.zeros((n, d), dtype=X.dtype, device=device_of(X))
     return xp.stack(cols, axis=1)
@@ -261,7 +257,7 @@ def directional_derivative(
     _check_scheme(scheme)
     x = as_float_array(x, "x")
     xp = array_namespace(x)
-    v = v if hasattr(v, "shape") else xp.asarray(v, dtype=x.dtype, device=device_of(x))
+    v = as_float_array(v, "v", like=x)  # a list joins x's library
     if tuple(v.shape) != tuple(x.shape):
         raise ValueError(
             f"v must have the shape of x, got x {tuple(x.shape)} and v {tuple(v.shape)}"
@@ -272,7 +268,7 @@ def directional_derivative(
         xmax = xp.max(xp.abs(x)) if x.ndim else xp.abs(x)
         eps = xp.finfo(x.dtype).eps ** _POWER[scheme]
         h = eps * xp.maximum(xmax, 1.0) / xp.where(vmax == 0, xp.ones_like(vmax), vmax)
-    return _scalar_out(_quotient(f, x, h * v, h, scheme, xp), "directional_derivative")
+    return _scalar_out(_quotient(f, x, h * v, h, scheme), "directional_derivative")
 
 
 # --- Jacobians and Taylor (§2.2.3) --------------------------------------------------
@@ -301,10 +297,10 @@ def jacobian_fd(
     shape, n = tuple(x.shape), int(np.prod(x.shape, dtype=np.int64))
     flat = xp.reshape(x, (n,))
     steps = _flat_steps(flat, xp, h, _POWER[scheme])
-    g = lambda z: _call(f, xp.reshape(z, shape), x, xp)
+    g = lambda z: _call(f, xp.reshape(z, shape), x)
     fx = g(flat)
     cols = [
-        _quotient(g, flat, steps[j] * basis(n, j, like=flat), steps[j], scheme, xp, fx)
+        _quotient(g, flat, steps[j] * basis(n, j, like=flat), steps[j], scheme, fx)
         for j in range(n)
     ]
     out_shape = tuple(fx.shape)
@@ -336,7 +332,7 @@ def hessian_fd(f: Callable, x: Any, h: float | None = None) -> Any:
     shape, n = tuple(x.shape), int(np.prod(x.shape, dtype=np.int64))
     flat = xp.reshape(x, (n,))
     steps = _flat_steps(flat, xp, h, 1 / 4)
-    g = lambda z: _scalar_out(_call(f, xp.reshape(z, shape), x, xp), "hessian_fd")
+    g = lambda z: _scalar_out(_call(f, xp.reshape(z, shape), x), "hessian_fd")
     E = [steps[j] * basis(n, j, like=flat) for j in range(n)]
     H: list[list[Any]] = [[None] * n for _ in range(n)]
     for i in range(n):
@@ -370,15 +366,11 @@ def linearize(f: Callable, x0: Any, grad: Any = None) -> Callable[[Any], Any]:
     """
     x0 = as_float_array(x0, "x0")
     xp = array_namespace(x0)
-    f0 = _scalar_out(_call(f, x0, x0, xp), "linearize")
+    f0 = _scalar_out(_call(f, x0, x0), "linearize")
     if grad is None:
         grad = grad_fd(f, x0)
     else:
-        grad = (
-            grad
-            if hasattr(grad, "shape")
-            else xp.asarray(grad, dtype=x0.dtype, device=device_of(x0))
-        )
+        grad = as_float_array(grad, "grad", like=x0)
     if tuple(grad.shape) != tuple(x0.shape):
         raise ValueError(
             f"grad must have the shape of x0 {tuple(x0.shape)}, got {tuple(grad.shape)}"
@@ -386,8 +378,7 @@ def linearize(f: Callable, x0: Any, grad: Any = None) -> Callable[[Any], Any]:
     k = x0.ndim
 
     def f_tilde(x: Any) -> Any:
-        if not hasattr(x, "shape"):
-            x = xp.asarray(x, dtype=x0.dtype, device=device_of(x0))
+        x = as_float_array(x, "x", like=x0)
         if k and tuple(x.shape[x.ndim - k :]) != tuple(x0.shape):
             raise ValueError(
                 f"x must end with x0's shape {tuple(x0.shape)}, got {tuple(x.shape)}"
@@ -508,8 +499,7 @@ def classify_stationary_point(hess: Any, tol: float = 1e-6) -> str:
     >>> import numpy as np; classify_stationary_point(np.diag([2.0, -2.0]))
     'saddle'
     """
-    if not hasattr(hess, "shape"):
-        hess = np.asarray(hess, dtype=np.float64)
+    hess = as_float_array(hess, "hess")
     xp = array_namespace(hess)
     if hess.ndim == 0:
         hess = xp.reshape(hess, (1, 1))
@@ -517,8 +507,6 @@ def classify_stationary_point(hess: Any, tol: float = 1e-6) -> str:
         raise ValueError(
             f"hess must be a square (d, d) matrix, got shape {tuple(hess.shape)}"
         )
-    if not xp.isdtype(hess.dtype, "real floating"):
-        hess = xp.astype(hess, xp.float64)
     lam = xp.linalg.eigvalsh((hess + hess.T) / 2)
     lo, hi = float(xp.min(lam)), float(xp.max(lam))
     thr = tol * max(1.0, abs(lo), abs(hi))

@@ -30,7 +30,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, as_float_array, device_of, to_numpy
+from alice_lab.backend import (
+    array_namespace,
+    as_float_array,
+    check_int,
+    device_of,
+    to_numpy,
+)
 from alice_lab.functional import logsumexp
 
 __all__ = [
@@ -82,15 +88,14 @@ LOTTERY_COUNTS = np.array([[58, 2], [27, 3], [2, 8]])
 # --- helpers --------------------------------------------------------------------------
 
 
-def _param(v: Any, x: Any, xp: Any, name: str) -> Any:
-    """A distribution parameter: a Python number, a 0-d array or an array of x's shape
-    (no other broadcasting)."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+def _param(v: Any, x: Any, name: str) -> Any:
+    """A distribution parameter: a Python or NumPy number (kept a float, so that
+    ``math.log`` takes it), or an array of shape () or x's shape (no other
+    broadcasting), by :func:`~alice_lab.backend.as_float_array` (a list joins x's
+    library)."""
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
         return float(v)
-    if isinstance(v, np.generic):
-        return float(v)
-    if not hasattr(v, "shape"):
-        raise ValueError(f"{name} must be a number or an array; got {type(v).__name__}")
+    v = as_float_array(v, name, like=x)
     if v.ndim != 0 and tuple(v.shape) != tuple(x.shape):
         raise ValueError(
             f"{name} must be a scalar or have the shape of x {tuple(x.shape)}; got "
@@ -276,7 +281,7 @@ def bernoulli_logpmf(x: Any, p: Any) -> Any:
     xp = array_namespace(x)
     if not bool(xp.all((x == 0) | (x == 1))):
         raise ValueError("x must hold only 0s and 1s")
-    p = _param(p, x, xp, "p")
+    p = _param(p, x, "p")
     if isinstance(p, float):
         p = xp.full(x.shape, p, dtype=x.dtype, device=device_of(x))
     if not bool(xp.all((p >= 0) & (p <= 1))):
@@ -398,8 +403,8 @@ def normal_logpdf(x: Any, mu: Any = 0.0, var: Any = 1.0) -> Any:
     """
     x = as_float_array(x, "x")
     xp = array_namespace(x)
-    mu = _param(mu, x, xp, "mu")
-    var = _param(var, x, xp, "var")
+    mu = _param(mu, x, "mu")
+    var = _param(var, x, "var")
     _positive(var, xp, "var")
     log_var = math.log(var) if isinstance(var, float) else xp.log(var)
     return -0.5 * (LOG_2PI + log_var) - (x - mu) ** 2 / (2 * var)
@@ -514,9 +519,9 @@ def mvn_sample(mu: Any, Sigma: Any, n: int, rng: np.random.Generator) -> np.ndar
     >>> mvn_sample([0.0, 0.0], np.eye(2), 3, np.random.default_rng(0)).shape
     (3, 2)
     """
-    mu = np.asarray(mu, dtype=np.float64)
-    L = np.linalg.cholesky(np.asarray(Sigma, dtype=np.float64))
-    return mu + rng.standard_normal((int(n), mu.shape[0])) @ L.T
+    mu = to_numpy(as_float_array(mu, "mu"))
+    L = np.linalg.cholesky(to_numpy(as_float_array(Sigma, "Sigma")))
+    return mu + rng.standard_normal((check_int(n, "n", low=0), mu.shape[0])) @ L.T
 
 
 # --- A.4 moments and Monte Carlo ------------------------------------------------------
@@ -718,9 +723,10 @@ def gaussian_loglik(x: Any, mu: Any, var: Any) -> Any:
     xp = array_namespace(x)
     if x.ndim != 1:
         raise ValueError(f"x must have shape (n,); got {tuple(x.shape)}")
-    _positive(_param(var, x[0], xp, "var"), xp, "var")
+    mu, var = _param(mu, x[0], "mu"), _param(var, x[0], "var")
+    _positive(var, xp, "var")
     n = x.shape[0]
-    log_var = math.log(var) if isinstance(var, (int, float)) else xp.log(var)
+    log_var = math.log(var) if isinstance(var, float) else xp.log(var)
     return -0.5 * n * (LOG_2PI + log_var) - xp.sum((x - mu) ** 2) / (2 * var)
 
 

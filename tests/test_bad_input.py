@@ -11,18 +11,30 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alice_lab import activations, functional, linalg, linear
+from alice_lab import activations, approximation, calculus, functional, linalg, linear
+from alice_lab import probability as P
 from alice_lab.attention import (
     boolean_causal_mask,
     causal_mask,
     chunked_attention,
     scaled_dot_product_attention,
 )
+from alice_lab.autodiff import gradient_flow, symbolic
 from alice_lab.backend import as_float_array, check_int
 from alice_lab.calculus import grad_fd
+from alice_lab.conv import conv2d
 from alice_lab.graphs import diffusion, normalized_adjacency
 from alice_lab.optim import gradient_descent
+from alice_lab.recurrent.reservoir import esn_reservoir
 from alice_lab.recurrent.scan import linear_recurrence
+from alice_lab.recurrent.ssm import ssm_kernel
+from alice_lab.widgets import (
+    ad_modes,
+    causal_conv,
+    kv_cache,
+    mc_convergence,
+    xor_playground,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -229,6 +241,43 @@ SIZED = {
         1,
         lambda v: linalg.expm_series(np.zeros((2, 2)), n_terms=v),
     ),
+    "esn_reservoir e": ("e", 1, lambda v: esn_reservoir(v, 1)),
+    "ssm_kernel n": ("n", 1, lambda v: ssm_kernel(np.eye(2) / 2, np.ones((2, 1)), v)),
+    "adjoint_norms depth": (
+        "depth",
+        1,
+        lambda v: gradient_flow.adjoint_norms(v, width=2),
+    ),
+    "chain_derivative depth": (
+        "depth",
+        0,
+        lambda v: gradient_flow.chain_derivative("sigmoid", v),
+    ),
+    "expression_swell depth": ("depth", 1, lambda v: symbolic.expression_swell(v)),
+    "mvn_sample n": (
+        "n",
+        0,
+        lambda v: P.mvn_sample([0, 0], np.eye(2), v, np.random.default_rng(0)),
+    ),
+    "conv2d padding": (
+        "padding",
+        0,
+        lambda v: conv2d(np.ones((4, 4, 1)), np.ones((3, 3, 1, 1)), padding=(v, v)),
+    ),
+    # widgets' pure functions (their sliders give ints; a notebook may not)
+    "xor train_mlp hidden": (
+        "hidden",
+        1,
+        lambda v: xor_playground.train_mlp(v, steps=1, n_snapshots=1),
+    ),
+    "kv_costs T": ("T", 1, lambda v: kv_cache.kv_costs(v)),
+    "mc_run n": ("n", 1, lambda v: mc_convergence.mc_run("x", v)),
+    "ad_modes schedule depth": ("depth", 1, lambda v: ad_modes.schedule(2, 2, v)),
+    "receptive_field_graph layers": (
+        "layers",
+        1,
+        lambda v: causal_conv.receptive_field_graph(v, t=8),
+    ),
 }
 
 
@@ -363,3 +412,102 @@ def test_as_float_array_keeps_a_float_tensor_and_its_graph():
     assert isinstance(s, torch.Tensor) and s.dtype == torch.float32 and s.ndim == 0
     with pytest.raises(ValueError, match=r"^z must be a real .* got dtype complex128"):
         as_float_array(np.ones(2, dtype=complex), "z")
+
+
+# --- lists for parameters, against values worked out by hand -------------------------
+
+
+def _expit(z):
+    return 1.0 / (1.0 + np.exp(-np.asarray(z, dtype=np.float64)))
+
+
+def _norm_logpdf(x, mu, var):
+    x, mu, var = (np.asarray(a, dtype=np.float64) for a in (x, mu, var))
+    return -0.5 * np.log(2 * np.pi * var) - (x - mu) ** 2 / (2 * var)
+
+
+#: function -> (call(lib): its main array in ``lib``, every other argument a list,
+#: the expected value from a closed form, whether the result joins ``lib``)
+LISTED = {
+    "directional_derivative": (  # D_v (z·z) = 2 z·v
+        lambda lib: calculus.directional_derivative(
+            lambda z: (z * z).sum(), on(lib, [1, 2]), [1, 0]
+        ),
+        2.0,
+        True,
+    ),
+    "linearize": (  # f(x0) + <grad, x - x0> = 5 + 2·1 + 4·0
+        lambda lib: calculus.linearize(
+            lambda z: (z * z).sum(), on(lib, [1, 2]), [2, 4]
+        )([2, 2]),
+        7.0,
+        True,
+    ),
+    "classify_stationary_point": (
+        lambda lib: calculus.classify_stationary_point([[2, 0], [0, -2]]),
+        "saddle",
+        False,
+    ),
+    "staircase": (  # two bins on [0, 1/2] and [1/2, 1], heights 2 and -1
+        lambda lib: approximation.staircase(
+            on(lib, [0.25, 0.75]), [0.25, 0.75], 0.5, [2, -1]
+        ),
+        [2.0, -1.0],
+        True,
+    ),
+    "mlp_forward": (  # σ(10x) - σ(10x - 10)
+        lambda lib: approximation.mlp_forward(
+            on(lib, [0.0, 0.5, 1.0]), [[10, 10]], [0, -10], [[1], [-1]]
+        ),
+        _expit([0.0, 5.0, 10.0]) - _expit([-10.0, -5.0, 0.0]),
+        True,
+    ),
+    "loglog_slope": (  # error = m^-2
+        lambda lib: approximation.loglog_slope([1, 2, 4], [1, 0.25, 0.0625]),
+        -2.0,
+        False,
+    ),
+    "bernoulli_logpmf": (
+        lambda lib: P.bernoulli_logpmf(on(lib, [1, 0]), [0.3, 0.4]),
+        np.log([0.3, 0.6]),
+        True,
+    ),
+    "normal_logpdf": (
+        lambda lib: P.normal_logpdf(on(lib, [0, 3]), [0, 1], [1, 4]),
+        _norm_logpdf([0, 3], [0, 1], [1, 4]),
+        True,
+    ),
+    "gaussian_loglik": (
+        lambda lib: P.gaussian_loglik(on(lib, [0, 2]), 1, 1),
+        _norm_logpdf([0, 2], 1, 1).sum(),
+        True,
+    ),
+    "mvn_sample": (  # mu + L z with L = diag(2, 1), z the generator's own draws
+        lambda lib: P.mvn_sample([1, 2], [[4, 0], [0, 1]], 3, np.random.default_rng(0)),
+        np.array([1.0, 2.0])
+        + np.random.default_rng(0).standard_normal((3, 2)) * [2.0, 1.0],
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("name", list(LISTED))
+def test_list_arguments_give_the_worked_out_value(name, lib):
+    call, want, joins = LISTED[name]
+    got = call(lib)
+    if isinstance(want, str):
+        assert got == want
+        return
+    if joins:  # list parameters join the main argument's library
+        assert isinstance(got, torch.Tensor) == (lib == "torch"), type(got)
+    np.testing.assert_allclose(host(got), want, rtol=1e-9, atol=1e-12)
+
+
+def test_a_distribution_parameter_of_the_wrong_shape_is_refused():
+    with pytest.raises(ValueError, match=r"^mu must be a scalar or have the shape"):
+        P.normal_logpdf(np.zeros(3), [0.0, 1.0])
+    with pytest.raises(ValueError, match=r"^mu must be a scalar"):
+        P.gaussian_loglik(np.zeros(2), np.zeros(2), 1.0)  # () only, as documented
+    with pytest.raises(TypeError, match=r"^var must be an array or a \(nested\) list"):
+        P.normal_logpdf(np.zeros(2), 0.0, "1")

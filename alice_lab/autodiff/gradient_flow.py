@@ -22,6 +22,7 @@ import numpy as np
 from alice_lab.autodiff import ops
 from alice_lab.autodiff.engine import Tensor
 from alice_lab.autodiff.functional import grad
+from alice_lab.backend import check_int
 
 __all__ = [
     "ACTIVATIONS",
@@ -49,9 +50,10 @@ def chain_derivative(
     0.25
     """
     phi = ACTIVATIONS[phi] if isinstance(phi, str) else phi
+    depth = check_int(depth, "depth", low=0)
 
     def stack(x):
-        for _ in range(int(depth)):
+        for _ in range(depth):
             x = phi(x)
         return x
 
@@ -97,13 +99,12 @@ def adjoint_norms(
     ``weight_scale`` times a random orthogonal matrix. Index 0 is the input's
     gradient; the last entry is the seed's norm, :math:`\sqrt{\text{width}}`.
     """
-    if int(depth) < 1:
-        raise ValueError(f"depth must be >= 1; got {depth}")
+    depth, width = check_int(depth, "depth"), check_int(width, "width")
     phi = ACTIVATIONS[activation]
     rng = np.random.default_rng(seed)
     h = Tensor(rng.standard_normal((1, width)).astype(dtype), requires_grad=True)
     hidden = [h]
-    for _ in range(int(depth)):
+    for _ in range(depth):
         if orthogonal:
             q, r = np.linalg.qr(rng.standard_normal((width, width)))
             W = weight_scale * q * np.sign(np.diag(r))

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from alice_lab.backend import check_int
+
 __all__ = [
     "SwellRow",
     "box_6_1",
@@ -83,12 +85,11 @@ def expression_swell(depth: int = 6) -> list[SwellRow]:
     """
     import sympy as sp
 
-    if int(depth) < 1:
-        raise ValueError(f"depth must be >= 1; got {depth}")
+    depth = check_int(depth, "depth")
     x = sp.Symbol("x")
     f = x
     rows = []
-    for k in range(1, int(depth) + 1):
+    for k in range(1, depth + 1):
         f = sp.sin(f) * f
         df = sp.diff(f, x)
         shared, rewritten = sp.cse([f, df])

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# the chapters' short name for the one host copy, alice_lab.backend.to_numpy
+from alice_lab.backend import to_numpy as _np
+
 
 def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
@@ -15,10 +18,3 @@ def _maxerr(a, b) -> float:
     if not (np.iscomplexobj(a) or np.iscomplexobj(b)):
         a, b = a.astype(float), b.astype(float)
     return float(np.max(np.abs(a - b)))
-
-
-def _np(x) -> np.ndarray:
-    """A host NumPy copy of a NumPy, torch or JAX array."""
-    if hasattr(x, "detach"):
-        return x.detach().cpu().numpy()
-    return np.asarray(x)

@@ -48,18 +48,15 @@ def _padding(
         raise ValueError(
             f"padding must be an int, a tuple, 'same' or 'valid'; got {padding!r}"
         )
-    if isinstance(padding, int) and not isinstance(padding, bool):
-        pads = ((padding, padding),) * d
-    else:
-        items = tuple(padding)
-        if len(items) != d:
-            raise ValueError(
-                f"padding must have one entry per spatial axis ({d}); got {padding!r}"
-            )
-        pads = tuple((p, p) if isinstance(p, int) else tuple(p) for p in items)
-    if any(len(p) != 2 or p[0] < 0 or p[1] < 0 for p in pads):
-        raise ValueError(f"padding must be non-negative; got {padding!r}")
-    return pads
+    items = padding if isinstance(padding, (tuple, list)) else (padding,) * d
+    if len(items) != d:
+        raise ValueError(
+            f"padding must have one entry per spatial axis ({d}); got {padding!r}"
+        )
+    pairs = tuple(p if isinstance(p, (tuple, list)) else (p, p) for p in items)
+    if any(len(p) != 2 for p in pairs):
+        raise ValueError(f"padding must give 1 or 2 sizes per axis; got {padding!r}")
+    return tuple(tuple(check_int(q, "padding", low=0) for q in p) for p in pairs)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab.backend import check_int
+
 __all__ = ["esn_fit_readout", "esn_reservoir", "esn_states"]
 
 
@@ -24,8 +26,7 @@ def esn_reservoir(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A random reservoir ``(A (e, e), B (e, c))`` with A rescaled to the given spectral
     radius (< 1 gives the echo-state property: the initial state is forgotten)."""
-    if e < 1 or c < 1:
-        raise ValueError(f"e and c must be >= 1; got e={e}, c={c}")
+    e, c = check_int(e, "e"), check_int(c, "c")
     r = np.random.default_rng(seed)
     A = r.standard_normal((e, e))
     A *= spectral_radius / np.max(np.abs(np.linalg.eigvals(A)))

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, as_float_array
+from alice_lab.backend import array_namespace, as_float_array, check_int
 from alice_lab.recurrent.scan import associative_scan, linear_recurrence
 
 __all__ = [
@@ -122,11 +122,10 @@ def ssm_kernel(A: Any, B: Any, n: int) -> np.ndarray:
     """``K = stack(A^{n-1}B, ..., AB, B)``, shape (n, e, c), computed iteratively (no
     matrix powers). Book line 6555."""
     A, B = _check_AB(A, B)
-    if int(n) < 1:
-        raise ValueError(f"n must be >= 1; got {n}")
-    K = np.empty((int(n), *B.shape), dtype=np.result_type(A, B))
+    n = check_int(n, "n")
+    K = np.empty((n, *B.shape), dtype=np.result_type(A, B))
     M = B
-    for k in range(int(n)):
+    for k in range(n):
         K[n - 1 - k] = M
         M = A @ M
     return K

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from alice_lab.autodiff import trace
+from alice_lab.backend import check_int
 from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 
 __all__ = [
@@ -86,10 +87,7 @@ def schedule(n: int = 2, d: int = 3, depth: int = 3, seed: int = 0) -> Schedule:
     >>> s = schedule(2, 3, 3); len(s.forward), len(s.reverse)
     (4, 8)
     """
-    for name, v in (("n", n), ("d", d), ("depth", depth)):
-        if int(v) < 1:
-            raise ValueError(f"{name} must be >= 1; got {v}")
-    n, d, depth = int(n), int(d), int(depth)
+    n, d, depth = check_int(n, "n"), check_int(d, "d"), check_int(depth, "depth")
     r = np.random.default_rng(seed)
     fs, ws = [], []
     for _ in range(depth):

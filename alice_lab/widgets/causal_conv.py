@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from alice_lab.backend import check_int
 from alice_lab.conv import receptive_field
 from alice_lab.widgets._anim import (
     LiveFigure,
@@ -66,18 +67,16 @@ def receptive_field_graph(
     >>> receptive_field_graph(3, 2, dilation_base=2).size
     8
     """
-    if layers < 1 or kernel_size < 1 or dilation_base < 1 or t < 1:
-        raise ValueError(
-            f"layers, kernel_size, dilation_base and t must be >= 1; got "
-            f"{layers}, {kernel_size}, {dilation_base}, {t}"
-        )
+    layers, t = check_int(layers, "layers"), check_int(t, "t")
+    kernel_size = check_int(kernel_size, "kernel_size")
+    dilation_base = check_int(dilation_base, "dilation_base")
     if not causal and kernel_size % 2 == 0:
         raise ValueError(f"a centred kernel needs an odd size; got {kernel_size}")
     if out_index is None:
         out_index = t - 1 if causal else t // 2
     if not 0 <= out_index < t:
         raise ValueError(f"out_index must lie in [0, {t}); got {out_index}")
-    dil = tuple(int(dilation_base) ** l for l in range(int(layers)))
+    dil = tuple(dilation_base**l for l in range(layers))
     active = np.zeros((layers + 1, t), dtype=bool)
     active[layers, out_index] = True
     edges = []

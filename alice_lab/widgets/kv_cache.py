@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from alice_lab.backend import check_int
 from alice_lab.widgets._anim import (
     LiveFigure,
     animation_html,
@@ -54,9 +55,7 @@ def kv_costs(
     >>> c.cached.tolist(), c.full.tolist()
     ([2, 4, 6, 8], [2, 6, 12, 20])
     """
-    if int(T) < 1:
-        raise ValueError(f"T must be a positive int; got {T}")
-    t = np.arange(1, int(T) + 1)
+    t = np.arange(1, check_int(T, "T") + 1)
     per = layers * heads * head_dim
     cached = 2 * t * per  # q·k for t keys + weighted sum of t values
     full = t * (t + 1) * per  # the lower triangle of QKᵀ and of A V

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from alice_lab.backend import check_int
 from alice_lab.probability import expectation, running_mean
 
 __all__ = ["FUNCTIONS", "MCRun", "live_view", "mc_run", "static_view"]
@@ -58,11 +59,10 @@ def mc_run(name: str = "x²", n: int = 1000, seed: int = 0) -> MCRun:
     """
     if name not in FUNCTIONS:
         raise ValueError(f"name must be one of {list(FUNCTIONS)}; got {name!r}")
-    if int(n) < 1:
-        raise ValueError(f"n must be >= 1; got {n}")
+    n = check_int(n, "n")
     f, exact, sd = FUNCTIONS[name]
-    x = _samples(name, int(n), np.random.default_rng(seed))
-    t = np.arange(1, int(n) + 1)
+    x = _samples(name, n, np.random.default_rng(seed))
+    t = np.arange(1, n + 1)
     return MCRun(
         name, np.asarray(running_mean(f(x))), float(exact), 2 * sd / np.sqrt(t)
     )

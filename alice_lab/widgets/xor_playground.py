@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab.backend import check_int
 from alice_lab.widgets._anim import freeze_layout, new_figure, png_bytes
 from alice_lab.widgets.gd_momentum import frame_indices
 
@@ -139,10 +140,9 @@ def train_mlp(
     from alice_lab.layers import mlp_forward, mlp_init, mlp_value_and_grad
     from alice_lab.optim import sgd_step
 
-    if int(hidden) < 1:
-        raise ValueError(f"hidden must be a positive int; got {hidden}")
+    hidden = check_int(hidden, "hidden")
     X, y = xor_cloud(seed=seed)
-    params = mlp_init([2, int(hidden), 2], seed=seed, scheme="he")
+    params = mlp_init([2, hidden, 2], seed=seed, scheme="he")
     keep = set(frame_indices(steps, n_snapshots).tolist())
     snaps, at, losses = [], [], []
     for t in range(int(steps) + 1):
