@@ -1,6 +1,7 @@
 """Judging outside the student's process: every registered check (of every lab) routes
 the student's answers through ``grading.compare``, the judge passes the reference and
-rejects every known wrong answer from its recorded steps alone, and forged records
+rejects every known wrong answer (each check's mutants) from its recorded steps alone,
+as the check itself does, not all for one catch-all reason, and forged records
 (too few steps, renamed steps, wrong values, garbage) never pass."""
 
 from __future__ import annotations
@@ -47,10 +48,27 @@ def test_reference_passes_and_is_judged_step_by_step(check_id):
     assert [s.name for s in student.steps] == [s.name for s in ref.steps]
 
 
+_MUTANT_RECORDS: dict[tuple[str, str], judge.Record] = {}
+
+
+def _mutant(check_id: str, description: str) -> judge.Record:
+    """The check run on the mutant (one run serves both tests below)."""
+    key = (check_id, description)
+    if key not in _MUTANT_RECORDS:
+        wrong = grading.CHECKS[check_id].mutants[description]
+        _MUTANT_RECORDS[key] = judge.record(check_id, wrong, side="student")
+    return _MUTANT_RECORDS[key]
+
+
 @pytest.mark.parametrize("check_id, description", MUTANTS)
 def test_every_mutant_is_rejected_from_its_record(check_id, description):
-    wrong = grading.CHECKS[check_id].mutants[description]
-    student = _wire(judge.record(check_id, wrong, side="student"))
+    """Rejected twice over: by the check run in the student's process (a failure
+    or an error, never a pass) and by the judge from the recorded answers alone."""
+    record = _mutant(check_id, description)
+    assert record.status in ("failed", "error"), (
+        f"{check_id} gave mutant {description!r} the status {record.status!r}"
+    )
+    student = _wire(record)
     verdict = judge.judge(student, _reference(check_id))
     assert verdict.status != "passed", f"{check_id} accepted mutant {description!r}"
     assert verdict.message
@@ -61,6 +79,13 @@ def test_every_mutant_is_rejected_from_its_record(check_id, description):
         f"mutant {description!r} ({got}) than for the reference ({names}); the "
         "grader lines the steps up by position and name"
     )
+
+
+@pytest.mark.parametrize("check_id", sorted({i for i, _ in MUTANTS}))
+def test_mutants_fail_for_their_own_reasons(check_id):
+    """A check's mutants are not all turned away by one catch-all message."""
+    messages = {_mutant(check_id, d).message for d in grading.CHECKS[check_id].mutants}
+    assert len(messages) >= 2, (check_id, messages)
 
 
 def _lab02_1_steps(values=None):

@@ -1,6 +1,8 @@
-"""Every check of every lab in labs/: the reference solution earns full points, a stub
-still raising NotImplementedError is "not attempted", and each known wrong answer (the
-check's mutants) is rejected with 0 points, not all for one catch-all reason."""
+"""Every check of every lab in labs/: each lab registers checks, a stub still raising
+NotImplementedError is "not attempted", and each check has enough known wrong answers
+(mutants). The reference earning full points and each mutant being rejected, not all
+for one catch-all reason, are checked in tests/test_grader_judge.py from the runs the
+grader judges."""
 
 from __future__ import annotations
 
@@ -27,27 +29,15 @@ def test_every_lab_source_has_checks_and_every_check_a_lab_source():
 
 
 @pytest.mark.parametrize("id", IDS)
-def test_reference_passes_and_a_stub_is_not_attempted(id):
+def test_a_stub_is_not_attempted_and_mutants_are_enough(id):
+    """(The reference passing and every mutant failing, each for its own reason, are
+    checked from the same runs the grader judges: tests/test_grader_judge.py.)"""
     c = grading.CHECKS[id]
-    result = grading.run(id, c.reference())
-    assert result.passed, result.message
-    assert result.points == result.max_points == c.points
 
     def stub(*args, **kwargs):
         raise NotImplementedError(f"Exercise {c.exercise}")
 
-    assert grading.run(id, stub).status == "not attempted"
-
-
-@pytest.mark.parametrize("id", IDS)
-def test_every_mutant_is_rejected_for_its_own_reason(id):
-    c = grading.CHECKS[id]
+    result = grading.run(id, stub)
+    assert result.status == "not attempted" and result.points == 0, result.message
     least = MIN_MUTANTS.get(id.split(".")[0], 3)
     assert len(c.mutants) >= least, f"{id} needs {least} plausible wrong answers"
-    messages = set()
-    for description, wrong in c.mutants.items():
-        result = grading.run(id, wrong)
-        assert not result.passed, f"{id} accepted the mutant {description!r}"
-        assert result.points == 0 and result.status in ("failed", "error")
-        messages.add(result.message)
-    assert len(messages) >= 2  # not one catch-all failure
