@@ -163,17 +163,19 @@ def as_float_array(
     return xp.asarray(host.tolist(), dtype=dtype, device=device_of(like))
 
 
-def check_int(value: Any, name: str, *, low: int = 1) -> int:
+def check_int(value: Any, name: str, *, low: int = 1, why: str | None = None) -> int:
     """``value`` as a Python int ``>= low``: the one check for sizes, counts and steps.
 
     Python and NumPy integers pass; ``True`` (a bool is not a count), ``3.0`` (even a
     whole float: pass ``int(...)`` yourself if you mean it), strings and values below
-    ``low`` raise ``ValueError`` naming the parameter, what it must be and what it got.
+    ``low`` raise ``ValueError`` naming the parameter, what it must be and what it got;
+    ``why`` says in the message why the bound is what it is (``"the byte tokens"``).
 
     >>> check_int(np.int64(3), "steps")
     3
     """
     kind = {1: " (a positive integer)", 0: " (a non-negative integer)"}.get(low, "")
+    kind = f" ({why})" if why else kind
     need = f"an int >= {low}{kind}"
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be {need}; got {value!r} (a bool)")

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab import losses
-from alice_lab.backend import array_namespace, device_of, to_numpy
+from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 from alice_lab.probability import MCEstimate, mc_expectation
 
 __all__ = [
@@ -256,7 +256,7 @@ def expected_risk_mc(
     >>> abs(est.mean - 0.25) < 5 * est.stderr
     True
     """
-    X, y = sampler(int(n), rng)
+    X, y = sampler(check_int(n, "n"), rng)
     _check_Xy(X, y)
     per_sample = loss(f(X), y)
     return mc_expectation(lambda v: v, per_sample)
@@ -300,10 +300,11 @@ def sample_linear(
     >>> [a.shape for a in sample_linear(4, np.random.default_rng(0))]
     [(4, 1), (4,)]
     """
-    if int(n) < 1 or not sigma >= 0:
-        raise ValueError(f"need n >= 1 and sigma >= 0; got n={n}, sigma={sigma}")
-    x = rng.uniform(-1.0, 1.0, size=(int(n), 1))
-    return x, w * x[:, 0] + sigma * rng.standard_normal(int(n))
+    n = check_int(n, "n")
+    if not sigma >= 0:
+        raise ValueError(f"need sigma >= 0; got sigma={sigma}")
+    x = rng.uniform(-1.0, 1.0, size=(n, 1))
+    return x, w * x[:, 0] + sigma * rng.standard_normal(n)
 
 
 def sample_drifting(
@@ -323,12 +324,13 @@ def sample_drifting(
     >>> bool(np.allclose(y, X[:, 0]))
     True
     """
-    if int(n) < 1 or not sigma >= 0:
-        raise ValueError(f"need n >= 1 and sigma >= 0; got n={n}, sigma={sigma}")
+    n = check_int(n, "n")
+    if not sigma >= 0:
+        raise ValueError(f"need sigma >= 0; got sigma={sigma}")
     theta = float(t) * math.pi / 2
-    X = rng.standard_normal((int(n), 2))
+    X = rng.standard_normal((n, 2))
     y = math.cos(theta) * X[:, 0] + math.sin(theta) * X[:, 1]
-    return X, y + sigma * rng.standard_normal(int(n))
+    return X, y + sigma * rng.standard_normal(n)
 
 
 def sample_biased(
@@ -348,11 +350,10 @@ def sample_biased(
     >>> bool(np.allclose(y, 2 * X[:, 0]))
     True
     """
-    if int(n) < 1 or not 0.0 <= float(share) <= 1.0 or not sigma >= 0:
-        raise ValueError(
-            f"need n >= 1, share in [0, 1], sigma >= 0; got {n}, {share}, {sigma}"
-        )
-    g = rng.random(int(n)) < float(share)  # group 1 with probability `share`
-    x = np.where(g, 1.0, -1.0) + rng.standard_normal(int(n))
+    n = check_int(n, "n")
+    if not 0.0 <= float(share) <= 1.0 or not sigma >= 0:
+        raise ValueError(f"need share in [0, 1], sigma >= 0; got {share}, {sigma}")
+    g = rng.random(n) < float(share)  # group 1 with probability `share`
+    x = np.where(g, 1.0, -1.0) + rng.standard_normal(n)
     slope = np.where(g, 2.0, -1.0)
-    return x[:, None], slope * x + sigma * rng.standard_normal(int(n))
+    return x[:, None], slope * x + sigma * rng.standard_normal(n)

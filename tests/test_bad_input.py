@@ -11,7 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alice_lab import activations, approximation, calculus, functional, linalg, linear
+from alice_lab import (
+    activations,
+    approximation,
+    calculus,
+    functional,
+    graphs,
+    linalg,
+    linear,
+    risk,
+    transformer,
+)
 from alice_lab import probability as P
 from alice_lab.attention import (
     boolean_causal_mask,
@@ -19,15 +29,23 @@ from alice_lab.attention import (
     chunked_attention,
     scaled_dot_product_attention,
 )
-from alice_lab.autodiff import gradient_flow, symbolic
+from alice_lab.attention.multihead import mha_init, multi_head_attention, split_heads
+from alice_lab.autodiff import gradient_flow, subgradients, symbolic
+from alice_lab.autodiff import mlp as autodiff_mlp
 from alice_lab.backend import as_float_array, check_int
 from alice_lab.calculus import grad_fd
 from alice_lab.conv import conv2d
 from alice_lab.graphs import diffusion, normalized_adjacency
+from alice_lab.graphs.message_passing import segment_sum
 from alice_lab.optim import gradient_descent
+from alice_lab.recurrent.bptt import bptt_weight_jacobian
 from alice_lab.recurrent.reservoir import esn_reservoir
 from alice_lab.recurrent.scan import linear_recurrence
 from alice_lab.recurrent.ssm import ssm_kernel
+from alice_lab.risk import sample_linear
+from alice_lab.sequence.decoding import exhaustive_search
+from alice_lab.sequence.forecasting import autoregressive_rollout, generate_causal
+from alice_lab.text.tokenizers import BPETokenizer, WordTokenizer
 from alice_lab.widgets import (
     ad_modes,
     causal_conv,
@@ -215,6 +233,12 @@ def test_diffusion_takes_numpy_integers(lib):
 
 # --- one size check everywhere --------------------------------------------------------
 
+
+def _tiny_gpt():
+    torch.manual_seed(0)
+    return transformer.GPT(3, e=4, heads=1, depth=1, context=4)
+
+
 SIZED = {
     "diffusion steps": (
         "steps",
@@ -264,6 +288,93 @@ SIZED = {
         0,
         lambda v: conv2d(np.ones((4, 4, 1)), np.ones((3, 3, 1, 1)), padding=(v, v)),
     ),
+    "split_heads heads": ("heads", 1, lambda v: split_heads(np.zeros((3, 4)), v)),
+    "bptt_weight_jacobian truncate": (
+        "truncate",
+        0,
+        lambda v: bptt_weight_jacobian(
+            np.eye(2) / 2, np.ones((2, 1)), np.ones((3, 1)), truncate=v
+        ),
+    ),
+    "segment_sum num_segments": (
+        "num_segments",
+        0,
+        lambda v: segment_sum(np.ones((2, 1)), np.array([0, 1]), v),
+    ),
+    "sample_linear n": ("n", 1, lambda v: sample_linear(v, np.random.default_rng(0))),
+    "sample_drifting n": (
+        "n",
+        1,
+        lambda v: risk.sample_drifting(v, 0.0, np.random.default_rng(0)),
+    ),
+    "sample_biased n": (
+        "n",
+        1,
+        lambda v: risk.sample_biased(v, 0.5, np.random.default_rng(0)),
+    ),
+    "expected_risk_mc n": (
+        "n",
+        1,
+        lambda v: risk.expected_risk_mc(
+            risk.squared_loss,
+            lambda X: X[:, 0],
+            sample_linear,
+            v,
+            np.random.default_rng(0),
+        ),
+    ),
+    "multi_head_attention heads": (
+        "heads",
+        1,
+        lambda v: multi_head_attention(
+            np.ones((3, 4)), mha_init(4, 2, rng=np.random.default_rng(0)), heads=v
+        ),
+    ),
+    "generate_causal steps": (
+        "steps",
+        0,
+        lambda v: generate_causal(lambda b: b, [[1.0]], v, context=2),
+    ),
+    "generate_causal context": (
+        "context",
+        1,
+        lambda v: generate_causal(lambda b: b, [[1.0]], 2, context=v),
+    ),
+    "train_node_classifier epochs": (
+        "epochs",
+        0,
+        lambda v: graphs.train_node_classifier(
+            graphs.GCN(np.eye(3), [3, 2]), np.eye(3), [0, 1, 0], [1, 1, 0], epochs=v
+        ),
+    ),
+    "gpt generate max_new_tokens": (
+        "max_new_tokens",
+        0,
+        lambda v: transformer.generate(_tiny_gpt(), [0], v),
+    ),
+    "train_gpt steps": (
+        "steps",
+        0,
+        lambda v: transformer.train_gpt(
+            [0, 1, 2] * 8, 3, steps=v, batch=2, context=4, e=4, heads=1, depth=1
+        ),
+    ),
+    "autoregressive_rollout steps": (
+        "steps",
+        0,
+        lambda v: autoregressive_rollout(lambda b: b[-1], [[1.0]], v),
+    ),
+    "exhaustive_search vocab_size": (
+        "vocab_size",
+        1,
+        lambda v: exhaustive_search(lambda p: np.log(np.full(2, 0.5)), [], 1, v),
+    ),
+    "subgradient_descent steps": (
+        "steps",
+        0,
+        lambda v: subgradients.subgradient_descent(np.sign, 1.0, v, 0.1),
+    ),
+    "batch_indices steps": ("steps", 0, lambda v: autodiff_mlp.batch_indices(4, v, 2)),
     # widgets' pure functions (their sliders give ints; a notebook may not)
     "xor train_mlp hidden": (
         "hidden",
@@ -298,6 +409,21 @@ def test_sizes_accept_numpy_integers(where):
     name, low, call = SIZED[where]
     call(np.int64(2))  # no error
     call(2)
+
+
+@pytest.mark.parametrize("value", [True, 300.0, "300", 2])
+@pytest.mark.parametrize(
+    "train, low, why",
+    [
+        (lambda v: BPETokenizer.train("abab", v), 256, "the byte tokens"),
+        (lambda v: WordTokenizer("a b", v), 3, "two special tokens + words"),
+    ],
+    ids=["BPETokenizer", "WordTokenizer"],
+)
+def test_a_bound_with_a_reason_says_it(train, low, why, value):
+    with pytest.raises(ValueError) as err:
+        train(value)
+    assert str(err.value).startswith(f"vocab_size must be an int >= {low} ({why}); got")
 
 
 def test_check_int_returns_a_python_int():

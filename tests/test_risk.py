@@ -165,7 +165,10 @@ def test_generators_are_seeded_and_shaped():
             ),
             r"w0 \(c,\)",
         ),
-        (lambda: risk.sample_linear(0, np.random.default_rng(0)), "n >= 1"),
+        (
+            lambda: risk.sample_linear(0, np.random.default_rng(0)),
+            "n must be an int >= 1",
+        ),
         (
             lambda: risk.sample_biased(5, 1.5, np.random.default_rng(0)),
             r"share in \[0, 1\]",

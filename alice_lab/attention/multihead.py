@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab.attention.scoring import scaled_dot_product_attention
-from alice_lab.backend import array_namespace, as_float_array
+from alice_lab.backend import array_namespace, as_float_array, check_int
 
 __all__ = [
     "cross_attention",
@@ -49,7 +49,8 @@ def split_heads(X: Any, heads: int) -> Any:
     X = as_float_array(X, "X")
     xp = array_namespace(X)
     n, hk = X.shape[-2], X.shape[-1]
-    if heads < 1 or hk % heads:
+    heads = check_int(heads, "heads")
+    if hk % heads:
         raise ValueError(
             f"the last axis ({hk}) must be divisible by heads={heads}; got shape "
             f"{tuple(X.shape)}"
@@ -161,7 +162,8 @@ def _check_params(params: dict, e: int, e_kv: int, heads: int, shared_kv: bool):
             f"Wq must have {e} rows and Wk, Wv {e_kv} rows (the input widths); got "
             f"Wq {tuple(Wq.shape)}, Wk {tuple(Wk.shape)}, Wv {tuple(Wv.shape)}"
         )
-    if heads < 1 or Wq.shape[1] % heads:
+    heads = check_int(heads, "heads")
+    if Wq.shape[1] % heads:
         raise ValueError(
             f"Wq's columns ({Wq.shape[1]}) must split into heads={heads} equal heads"
         )

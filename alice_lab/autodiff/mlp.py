@@ -26,6 +26,7 @@ import numpy as np
 
 from alice_lab.autodiff import ops
 from alice_lab.autodiff.engine import Tensor, no_grad
+from alice_lab.backend import check_int
 
 __all__ = [
     "TrainingRun",
@@ -156,8 +157,9 @@ def train_mlp(
 
 def batch_indices(n: int, steps: int, batch_size: int | None, seed: int = 0):
     """``steps`` index arrays: consecutive slices of seeded permutations of range(n)."""
+    steps = check_int(steps, "steps", low=0)
     if batch_size is None or batch_size >= n:
-        return [np.arange(n)] * int(steps)
+        return [np.arange(n)] * steps
     rng = np.random.default_rng(seed)
     out: list[np.ndarray] = []
     while len(out) < steps:
@@ -165,4 +167,4 @@ def batch_indices(n: int, steps: int, batch_size: int | None, seed: int = 0):
         out += [
             perm[i : i + batch_size] for i in range(0, n - batch_size + 1, batch_size)
         ]
-    return out[: int(steps)]
+    return out[:steps]

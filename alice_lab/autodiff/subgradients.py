@@ -21,6 +21,7 @@ import numpy as np
 
 from alice_lab.autodiff import ops
 from alice_lab.autodiff.functional import grad
+from alice_lab.backend import check_int
 
 __all__ = [
     "RELU_VARIANTS",
@@ -74,7 +75,7 @@ def subgradient_descent(
     Returns the path ``(steps + 1,)``."""
     eta = lr if callable(lr) else (lambda t: lr)
     path = [float(x0)]
-    for t in range(int(steps)):
+    for t in range(check_int(steps, "steps", low=0)):
         path.append(path[-1] - eta(t) * float(subgrad(path[-1])))
     return np.asarray(path)
 

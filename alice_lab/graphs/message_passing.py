@@ -26,7 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, is_jax_array, is_torch_array
+from alice_lab.backend import (
+    array_namespace,
+    check_int,
+    device_of,
+    is_jax_array,
+    is_torch_array,
+)
 
 __all__ = [
     "gat_layer_edges",
@@ -42,17 +48,18 @@ __all__ = [
 ]
 
 
-def _check_segments(data: Any, ids: Any, num_segments: int) -> None:
+def _check_segments(data: Any, ids: Any, num_segments: Any) -> int:
+    """Check ids (m,) against data (m, ...); return num_segments as an int."""
     if len(ids.shape) != 1 or ids.shape[0] != data.shape[0]:
         raise ValueError(
             f"segment ids must have shape ({data.shape[0]},) (one per row of data); "
             f"got {tuple(ids.shape)}"
         )
-    if int(num_segments) < 0:
-        raise ValueError(f"num_segments must be >= 0; got {num_segments}")
+    num_segments = check_int(num_segments, "num_segments", low=0)
     lo, hi = _range(ids)
     if ids.shape[0] and (lo < 0 or hi >= num_segments):
         raise ValueError(f"segment ids must lie in [0, {num_segments}); got {lo}..{hi}")
+    return num_segments
 
 
 def _range(ids: Any) -> tuple[int, int]:
@@ -71,8 +78,8 @@ def segment_sum(data: Any, segment_ids: Any, num_segments: int) -> Any:
     >>> segment_sum(np.ones((7, 2)), np.array([0, 0, 0, 0, 1, 1, 1]), 2).tolist()
     [[4.0, 4.0], [3.0, 3.0]]
     """
-    _check_segments(data, segment_ids, num_segments)
-    shape = (int(num_segments), *data.shape[1:])
+    num_segments = _check_segments(data, segment_ids, num_segments)
+    shape = (num_segments, *data.shape[1:])
     if isinstance(data, np.ndarray):
         out = np.zeros(shape, dtype=data.dtype)
         np.add.at(out, np.asarray(segment_ids), data)
@@ -85,9 +92,9 @@ def segment_sum(data: Any, segment_ids: Any, num_segments: int) -> Any:
     if is_jax_array(data):
         import jax
 
-        return jax.ops.segment_sum(data, segment_ids, num_segments=int(num_segments))
+        return jax.ops.segment_sum(data, segment_ids, num_segments=num_segments)
     xp = array_namespace(data)
-    seg = xp.arange(int(num_segments), device=device_of(data))
+    seg = xp.arange(num_segments, device=device_of(data))
     onehot = xp.astype(seg[:, None] == segment_ids[None, :], data.dtype)
     flat = xp.reshape(data, (data.shape[0], -1))
     return xp.reshape(onehot @ flat, shape)
@@ -124,8 +131,8 @@ def segment_max(data: Any, segment_ids: Any, num_segments: int) -> Any:
     """Max per segment; an empty segment gives 0 (not -inf). Dispatches to
     ``np.maximum.at``, ``Tensor.scatter_reduce`` or ``jax.ops.segment_max``; any other
     array-API library masks a (num_segments, m, ...) copy (O(num_segments m) memory)."""
-    _check_segments(data, segment_ids, num_segments)
-    shape = (int(num_segments), *data.shape[1:])
+    num_segments = _check_segments(data, segment_ids, num_segments)
+    shape = (num_segments, *data.shape[1:])
     if is_torch_array(data):
         import torch
 
@@ -136,7 +143,7 @@ def segment_max(data: Any, segment_ids: Any, num_segments: int) -> Any:
     elif is_jax_array(data):
         import jax
 
-        out = jax.ops.segment_max(data, segment_ids, num_segments=int(num_segments))
+        out = jax.ops.segment_max(data, segment_ids, num_segments=num_segments)
     elif isinstance(data, np.ndarray):
         out = np.full(shape, -np.inf, dtype=data.dtype)
         np.maximum.at(out, np.asarray(segment_ids), data)

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from alice_lab.backend import to_numpy
+from alice_lab.backend import check_int, to_numpy
 from alice_lab.graphs.layers import gat_layer, gcn_layer
 from alice_lab.graphs.matrices import normalized_adjacency
 
@@ -123,7 +123,7 @@ def train_node_classifier(
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     losses = []
     model.train()
-    for _ in range(int(epochs)):
+    for _ in range(check_int(epochs, "epochs", low=0)):
         opt.zero_grad()
         loss = nn.functional.cross_entropy(model(X)[m], yt[m])
         loss.backward()

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab.backend import check_int
+
 __all__ = [
     "bptt_products",
     "bptt_terms",
@@ -128,9 +130,8 @@ def bptt_weight_jacobian(
     """
     terms = bptt_terms(A, B, X, s0, phi)
     if truncate is not None:
-        if int(truncate) < 0:
-            raise ValueError(f"truncate must be >= 0; got {truncate}")
-        terms = terms[max(0, terms.shape[0] - 1 - int(truncate)) :]
+        truncate = check_int(truncate, "truncate", low=0)
+        terms = terms[max(0, terms.shape[0] - 1 - truncate) :]
     return terms.sum(axis=0)
 
 

@@ -242,13 +242,14 @@ def exhaustive_search(
     """The most probable continuation of ``length`` tokens, by enumerating all
     ``V^T`` of them (``stats["leaves"]`` counts them). Tiny cases only."""
     length = _steps(length, "length")
+    vocab_size = check_int(vocab_size, "vocab_size")
     if vocab_size**length > 2_000_000:
         raise ValueError(
             f"V^T = {vocab_size}^{length} is too many sequences to enumerate"
         )
     prompt = _prompt(prompt)
     best, best_lp, leaves = None, -np.inf, 0
-    for tail in itertools.product(range(int(vocab_size)), repeat=length):
+    for tail in itertools.product(range(vocab_size), repeat=length):
         leaves += 1
         lp = sequence_log_prob(next_log_probs, list(tail), prompt=prompt)
         if lp > best_lp:

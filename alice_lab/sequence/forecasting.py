@@ -71,13 +71,13 @@ def make_windows(series, t: int, *, horizon: int = 1) -> tuple[np.ndarray, np.nd
     """
     s = _series(series)
     t, horizon = check_int(t, "t"), check_int(horizon, "horizon")
-    n = s.shape[0] - int(t) - int(horizon) + 1
+    n = s.shape[0] - t - horizon + 1
     if n < 1:
         raise ValueError(
             f"a series of length {s.shape[0]} has no window of t={t} "
             f"+ horizon={horizon}"
         )
-    idx = np.arange(n)[:, None] + np.arange(int(t))[None, :]
+    idx = np.arange(n)[:, None] + np.arange(t)[None, :]
     return s[idx], s[np.arange(n) + int(t) + int(horizon) - 1]
 
 
@@ -113,7 +113,7 @@ def autoregressive_rollout(
     Returns (steps, c)."""
     buf = _series(X0).copy()
     out = []
-    for _ in range(int(steps)):
+    for _ in range(check_int(steps, "steps", low=0)):
         yhat = np.asarray(f(buf), dtype=np.float64).reshape(buf.shape[1])
         out.append(yhat)
         buf = np.concatenate([buf[1:], yhat[None]], axis=0)
@@ -134,14 +134,14 @@ def generate_causal(
     Returns the generated values (steps, c) and a log of ``(buffer copy, read)`` pairs.
     """
     known = _series(prefix)
-    t, c = int(context), known.shape[1]
+    t, c = check_int(context, "context"), known.shape[1]
     if known.shape[0] > t:
         known = known[-t:]
     n = known.shape[0]
     buf = np.zeros((t, c))
     buf[:n] = known
     log, out = [], []
-    for _ in range(int(steps)):
+    for _ in range(check_int(steps, "steps", low=0)):
         H = np.asarray(f(buf.copy()), dtype=np.float64).reshape(t, c)
         log.append((buf.copy(), n))
         yhat = H[n - 1]

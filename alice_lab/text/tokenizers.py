@@ -148,11 +148,9 @@ class WordTokenizer:
 
     def __init__(self, text: str, vocab_size: int = 1000, *, lower: bool = False):
         _check_text(text)
-        if int(vocab_size) < 3:
-            raise ValueError(
-                f"vocab_size must be >= 3 (two special tokens + words); "
-                f"got {vocab_size}"
-            )
+        vocab_size = check_int(
+            vocab_size, "vocab_size", low=3, why="two special tokens + words"
+        )
         self.lower = lower
         words = word_split(text.lower() if lower else text)
         if not words:
@@ -160,7 +158,7 @@ class WordTokenizer:
                 "WordTokenizer needs a training text with at least one word"
             )
         counts = Counter(words)
-        ranked = sorted(counts, key=lambda w: (-counts[w], w))[: int(vocab_size) - 2]
+        ranked = sorted(counts, key=lambda w: (-counts[w], w))[: vocab_size - 2]
         self.vocab = [self.OOV, self.BOS, *ranked]
         self.counts = counts
         self._id = {w: i for i, w in enumerate(self.vocab)}
@@ -240,13 +238,10 @@ class BPETokenizer:
         """Learn ``vocab_size - 256`` merges from ``text`` (fewer if every pair is
         unique before that)."""
         _check_text(text)
-        if int(vocab_size) < 256:
-            raise ValueError(
-                f"vocab_size must be >= 256 (the byte tokens); got {vocab_size}"
-            )
+        vocab_size = check_int(vocab_size, "vocab_size", low=256, why="the byte tokens")
         ids = np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
         merges: list[tuple[int, int]] = []
-        for r in range(int(vocab_size) - 256):
+        for r in range(vocab_size - 256):
             if len(ids) < 2:
                 break
             pairs, counts = _pair_counts(ids)

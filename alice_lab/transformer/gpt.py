@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from alice_lab.backend import to_numpy
+from alice_lab.backend import check_int, to_numpy
 from alice_lab.transformer.models import DecoderOnly
 
 __all__ = ["GPT", "TrainResult", "generate", "lm_batches", "train_gpt"]
@@ -70,7 +70,7 @@ def generate(
     tokens = list(prompt)
     caches = None
     all_logits = []
-    for _ in range(int(max_new_tokens)):
+    for _ in range(check_int(max_new_tokens, "max_new_tokens", low=0)):
         window = tokens[-model.context :]
         if use_cache and caches is not None and len(tokens) <= model.context:
             x = torch.tensor([tokens[-1:]], device=device)
@@ -133,7 +133,7 @@ def train_gpt(
     rng = np.random.default_rng(seed)
     out = TrainResult(model, unigram_entropy=entropy)
     model.train()
-    for _ in range(int(steps)):
+    for _ in range(check_int(steps, "steps", low=0)):
         x, y = lm_batches(train, batch, context, rng)
         loss = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
         opt.zero_grad()
