@@ -15,7 +15,6 @@ import contextlib
 import importlib.util
 import operator
 import os
-import random
 from typing import Any
 
 import numpy as np
@@ -38,7 +37,6 @@ __all__ = [
     "device_of",
     "is_fast",
     "rng",
-    "seed_everything",
     "parity_precision",
     "to_backend",
     "to_numpy",
@@ -267,16 +265,6 @@ def rng(seed: int = 0) -> np.random.Generator:
     """A seeded NumPy generator. Draw on the host, then move with :func:`to_backend`,
     so that every backend sees the same numbers."""
     return np.random.default_rng(seed)
-
-
-def seed_everything(seed: int = 0) -> None:
-    """Seed Python's, NumPy's legacy and (when installed and imported) torch's RNGs."""
-    random.seed(seed)
-    np.random.seed(seed)  # noqa: NPY002 - seeds code that still uses the legacy API
-    import sys
-
-    if "torch" in sys.modules:
-        sys.modules["torch"].manual_seed(seed)
 
 
 def is_fast() -> bool:

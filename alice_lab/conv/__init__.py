@@ -29,7 +29,6 @@ from alice_lab.conv.fft import (
     dilate_kernel,
     fft_conv1d,
     fft_conv2d,
-    fft_conv3d,
     fft_convnd,
 )
 from alice_lab.conv.layout import (
@@ -103,7 +102,6 @@ __all__ = [
     "fc_image_params",
     "fft_conv1d",
     "fft_conv2d",
-    "fft_conv3d",
     "fft_convnd",
     "from_torch_layout",
     "from_torch_weight",

@@ -23,7 +23,7 @@ from typing import Any
 from alice_lab.backend import array_namespace, device_of
 from alice_lab.conv._args import conv_spec, pad_spatial
 
-__all__ = ["dilate_kernel", "fft_conv1d", "fft_conv2d", "fft_conv3d", "fft_convnd"]
+__all__ = ["dilate_kernel", "fft_conv1d", "fft_conv2d", "fft_convnd"]
 
 
 def dilate_kernel(W: Any, dilation: tuple[int, ...]) -> Any:
@@ -96,11 +96,4 @@ def fft_conv2d(X, W, b=None, *, stride=1, padding=0, dilation=1, groups=1):
     c//groups, c')``."""
     return fft_convnd(
         X, W, b, d=2, stride=stride, padding=padding, dilation=dilation, groups=groups
-    )
-
-
-def fft_conv3d(X, W, b=None, *, stride=1, padding=0, dilation=1, groups=1):
-    """:func:`fft_convnd` with ``d = 3``."""
-    return fft_convnd(
-        X, W, b, d=3, stride=stride, padding=padding, dilation=dilation, groups=groups
     )

@@ -39,7 +39,6 @@ from alice_lab.graphs.diffusion import (
     epsilon_graph,
     heat_diffusion,
     manifold_reg_loss,
-    manifold_regularizer,
     stationary_distribution,
 )
 from alice_lab.graphs.graph_transformer import (
@@ -96,7 +95,7 @@ __all__ = [
     "gcn_message_passing", "graph_transformer", "graphconv_layer", "heat_diffusion",
     "image_to_patches", "incidence_matrix", "init_graph_transformer", "is_sparse",
     "is_undirected", "karate_club", "laplacian", "laplacian_pe", "leaky_relu",
-    "manifold_reg_loss", "manifold_regularizer", "message_passing",
+    "manifold_reg_loss", "message_passing",
     "normalized_adjacency", "patch_grid_adjacency", "permute_graph",
     "random_walk_matrix", "random_walk_pe", "scatter_mean", "scatter_sum",
     "segment_max", "segment_mean", "segment_softmax", "segment_sum",

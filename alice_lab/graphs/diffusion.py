@@ -43,7 +43,6 @@ __all__ = [
     "epsilon_graph",
     "heat_diffusion",
     "manifold_reg_loss",
-    "manifold_regularizer",
     "stationary_distribution",
 ]
 
@@ -185,12 +184,6 @@ def dirichlet_energy(A: Any, X: Any) -> Any:
         return float(np.sum(np.asarray(X) * np.asarray(LX)))
     xp = array_namespace(X)
     return xp.sum(X * LX)
-
-
-def manifold_regularizer(A: Any, F: Any) -> Any:
-    r"""The manifold regulariser :math:`\mathbf{f}^\top\mathbf{L}\mathbf{f}` of E.12.4
-    (summed over columns for F (n, k)); equal to :func:`dirichlet_energy`."""
-    return dirichlet_energy(A, F)
 
 
 def manifold_reg_loss(logits: Any, y: Any, labeled: Any, A: Any, lam: float) -> Any:

@@ -23,7 +23,6 @@ from alice_lab.recurrent.bptt import (
 from alice_lab.recurrent.cells import (
     bidirectional,
     elman_rnn,
-    gate_binarization_penalty,
     gru,
     gru_cell,
     li_gru_cell,
@@ -95,7 +94,6 @@ __all__ = [
     "esn_fit_readout",
     "esn_reservoir",
     "esn_states",
-    "gate_binarization_penalty",
     "gru",
     "gru_cell",
     "is_associative",

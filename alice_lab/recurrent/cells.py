@@ -32,7 +32,6 @@ from alice_lab.functional import sigmoid
 __all__ = [
     "bidirectional",
     "elman_rnn",
-    "gate_binarization_penalty",
     "gru",
     "gru_cell",
     "li_gru_cell",
@@ -126,13 +125,6 @@ def li_gru_cell(
     gamma = sigmoid(z)
     out = gamma * rnn_cell(s, x, A, B, phi=phi) + (1.0 - gamma) * s
     return (out, gamma) if return_gate else out
-
-
-def gate_binarization_penalty(gamma: Any) -> Any:
-    r"""A regulariser pushing gates to {0, 1} (book line 6515 names the idea, not the
-    form): the mean of :math:`\gamma(1-\gamma)`, 0 exactly at binary gates."""
-    xp = array_namespace(gamma)
-    return xp.mean(gamma * (1.0 - gamma))
 
 
 def _params(p: Mapping[str, Any], gates: int, s: Any, x: Any) -> tuple:
