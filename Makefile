@@ -42,14 +42,15 @@ book: setup
 # `make test` builds the quick copy of the site (ALICE_FAST=1, _build/fast), which
 # executes every notebook once, two at a time (tools/notebook_runs.py); the suite then
 # checks those runs (tests/test_notebooks.py: every cell ran, none raised), opens the
-# built pages in Chromium, and runs the unit tests and alice_lab's doctests on three
-# workers (--dist loadfile keeps a file's module fixtures on one worker): with two the
-# cores sat idle 40% of the time, while tests waited on the grader's sandboxes, its
-# timeouts and the browser. Each worker has one thread per numerical library (workers
-# with a thread per core each made small torch loops several times slower). It ends with a table of where the time went
-# (_build/timings.md). `make book` builds the full site.
+# built pages in Chromium, and runs the unit tests and alice_lab's doctests on two
+# workers (--dist loadfile keeps a file's module fixtures on one worker; the slowest
+# files go first, tests/conftest.py's SLOW_FILES, so that no worker ends alone on a
+# long one). Each worker has one thread per numerical library (workers with a thread
+# per core each made small torch loops several times slower). It ends with a table of
+# where the time went (_build/timings.md). `make book` builds the full site.
 PYTEST = OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-	$(PY) -m pytest -n 2 --dist loadfile --doctest-modules tests alice_lab
+	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder \
+	--doctest-modules tests alice_lab
 
 timing-start:
 	@$(PYTHON) tools/timings.py mark make-test

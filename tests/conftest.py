@@ -169,6 +169,40 @@ def rng():
     return np.random.default_rng(0)
 
 
+# --- the order in which pytest-xdist hands out test files ---------------------------
+
+#: Files whose tests take longest in all (``make test``'s table lists them); they
+#: start first so that the two workers finish together instead of one running a long
+#: file alone at the end. ``make test`` passes ``--no-loadscope-reorder`` (otherwise
+#: xdist orders files by their number of tests, which puts these last).
+SLOW_FILES = (
+    "test_site.py",
+    "test_grader_labs_more.py",
+    "test_grader_labs.py",
+    "test_lab05.py",
+    "test_grader_corpus.py",
+    "test_grader_attacks.py",
+    "test_lab10.py",
+    "test_lab12.py",
+    "test_optim_sgd.py",
+    "test_lab11.py",
+    "test_grader_judge.py",
+    "test_labs.py",
+    "test_lab13.py",
+    "test_lab07.py",
+    "test_lab08.py",
+    "test_widgets.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        name = item.path.name
+        return SLOW_FILES.index(name) if name in SLOW_FILES else len(SLOW_FILES)
+
+    items.sort(key=rank)  # stable: the rest keep their order
+
+
 # --- timings for the table `make test` prints ----------------------------------
 
 
