@@ -50,7 +50,7 @@ book: setup
 # where the time went (_build/timings.md). `make book` builds the full site.
 PYTEST = OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder \
-	--doctest-modules tests alice_lab
+	--doctest-modules tests alice_lab alice_course
 
 timing-start:
 	@$(PYTHON) tools/timings.py mark make-test

@@ -35,16 +35,10 @@ _SUBMODULES = (
     "backend",
     "calculus",
     "calibration",
-    "claims",
-    "cli",
     "conv",
     "data",
-    "doctor",
-    "experiments",
     "functional",
-    "grading",
     "graphs",
-    "labs",
     "layers",
     "linalg",
     "linear",
@@ -61,7 +55,6 @@ _SUBMODULES = (
     "testfuncs",
     "text",
     "transformer",
-    "widgets",
 )
 
 __all__ = [*_SUBMODULES, "__version__"]

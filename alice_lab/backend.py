@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import math
 import operator
 import os
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "as_float_array",
     "available_backends",
     "check_int",
+    "check_positive",
     "device",
     "device_of",
     "is_fast",
@@ -184,6 +186,27 @@ def check_int(value: Any, name: str, *, low: int = 1, why: str | None = None) ->
         raise ValueError(f"{name} must be {need}; got {got}") from None
     if v < low:
         raise ValueError(f"{name} must be {need}; got {v}")
+    return v
+
+
+def check_positive(value: Any, name: str) -> float:
+    """``value`` as a finite Python float ``> 0``: the one check for step sizes,
+    tolerances and time limits. Strings, booleans, NaN, infinities, zero and negatives
+    raise ``ValueError`` naming the parameter.
+
+    >>> check_positive(np.float32(0.5), "lr")
+    0.5
+    """
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be a real number; got {value!r}")
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number; got {value!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return v
 
 

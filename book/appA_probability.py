@@ -25,7 +25,7 @@
 # the categorical, Bernoulli and Gaussian distributions (A.3), expectations and their
 # Monte Carlo estimates (A.4), the Kullback–Leibler divergence (A.5) and maximum
 # likelihood (A.6). Each statement is computed below and checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with the place in the book where it
+# `alice_course.claims.verify`, which prints a `✓` line with the place in the book where it
 # is made; the four places where the printed text is wrong are marked **Erratum**.
 
 # %%
@@ -54,13 +54,13 @@ from IPython.display import Markdown, display
 from scipy import stats
 from scipy.integrate import quad
 
+from alice_course.claims import verify
+from alice_course.widgets import gaussian_pdf, kl_divergence, mc_convergence
+from alice_course.widgets.describe import describe_figures
 from alice_lab import probability as P
 from alice_lab.backend import is_fast
-from alice_lab.claims import verify
 from alice_lab.data import load_iris
 from alice_lab.tensors import is_simplex
-from alice_lab.widgets import gaussian_pdf, kl_divergence, mc_convergence
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -62,12 +62,12 @@ import torch
 from scipy.integrate import quad
 from scipy.special import expit
 
+from alice_course.claims import verify
+from alice_course.widgets import sigmoid_step
+from alice_course.widgets import staircase as staircase_widget
+from alice_course.widgets.describe import describe_figures
 from alice_lab import approximation as ap
 from alice_lab.backend import to_backend, to_numpy
-from alice_lab.claims import verify
-from alice_lab.widgets import sigmoid_step
-from alice_lab.widgets import staircase as staircase_widget
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -45,10 +45,11 @@ print("alice_lab", alice_lab.__version__)
 import matplotlib.pyplot as plt
 import numpy as np
 
-from alice_lab import claims, tensors
+from alice_course import claims
+from alice_course.experiments import digits_mlp
+from alice_course.widgets.describe import describe_figures
+from alice_lab import tensors
 from alice_lab.backend import is_fast
-from alice_lab.experiments import digits_mlp
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

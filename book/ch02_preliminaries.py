@@ -27,7 +27,7 @@
 # implements gradient descent three times, in NumPy, JAX and PyTorch; we do it below.
 #
 # Every checkable statement of the chapter is computed in the open and then checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with the place in the book where
+# `alice_course.claims.verify`, which prints a `✓` line with the place in the book where
 # the statement is made (and stops the notebook if it fails). Where the book's text has
 # a slip, a box marked **Erratum** says what is printed and what is right.
 
@@ -57,11 +57,11 @@ import numpy as np
 import scipy.linalg
 import torch
 
+from alice_course.claims import verify
+from alice_course.widgets import gd_momentum
+from alice_course.widgets.describe import describe_figures
 from alice_lab import calculus, linalg, optim, tensors, testfuncs
 from alice_lab.backend import to_numpy
-from alice_lab.claims import verify
-from alice_lab.widgets import gd_momentum
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

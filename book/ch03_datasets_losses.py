@@ -26,7 +26,7 @@
 # from **maximum likelihood** once the model outputs a probability distribution
 # (§3.2.2–3.2.3), and how **Bayesian learning** keeps a whole distribution over models
 # instead of one (§3.3). The chapter has no code boxes and no exercises; every checkable
-# statement is computed below and verified by `alice_lab.claims.verify`, which prints a
+# statement is computed below and verified by `alice_course.claims.verify`, which prints a
 # `✓` line with the place in the book where it is made.
 #
 # A note on the equations: in the source text of this chapter several displayed
@@ -58,14 +58,14 @@ from IPython.display import Markdown, display
 from scipy import stats
 from scipy.spatial.distance import cdist
 
+from alice_course.claims import verify
+from alice_course.widgets import bayes_coin, embedding, loss_margin, mc_risk
+from alice_course.widgets.describe import describe_figures
 from alice_lab import probability, risk
 from alice_lab.backend import is_fast
-from alice_lab.claims import verify
 from alice_lab.data import load_diabetes, make_blobs, train_test_split
 from alice_lab.functional import softmax
 from alice_lab.losses import hinge, hinge_grad, margin, zero_one
-from alice_lab.widgets import bayes_coin, embedding, loss_margin, mc_risk
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

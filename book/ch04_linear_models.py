@@ -30,7 +30,7 @@
 #
 # Everything below runs on `alice_lab`, whose functions are written once and accept
 # NumPy, PyTorch and JAX arrays. Each checkable statement of the chapter is computed in
-# the open and then checked by `alice_lab.claims.verify`, which prints a `✓` line with
+# the open and then checked by `alice_course.claims.verify`, which prints a `✓` line with
 # its place in the book. Boxes marked **Erratum** show where the printed text slips and
 # what is right.
 
@@ -58,11 +58,11 @@ import numpy as np
 import scipy.special as sp
 import torch
 
+from alice_course.claims import verify
+from alice_course.widgets import reliability, softmax_temperature
+from alice_course.widgets.describe import describe_figures
 from alice_lab import calibration, data, functional, linear, losses
 from alice_lab.backend import to_numpy
-from alice_lab.claims import verify
-from alice_lab.widgets import reliability, softmax_temperature
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

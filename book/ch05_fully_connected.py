@@ -32,7 +32,7 @@
 # Everything below runs on `alice_lab` (`activations`, `layers`, `optim`, `data`), whose
 # functions are written once and accept NumPy, PyTorch and JAX arrays. Each checkable
 # statement of the chapter is computed in the open and checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with its place in the book; boxes
+# `alice_course.claims.verify`, which prints a `✓` line with its place in the book; boxes
 # marked **Erratum** show where the printed text slips and what is right.
 
 # %%
@@ -60,12 +60,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from alice_course.claims import verify
+from alice_course.widgets import activation_gallery, minibatch_sgd, xor_playground
+from alice_course.widgets.describe import describe_figures
 from alice_lab import activations as act
 from alice_lab import data, layers, optim
 from alice_lab.backend import to_numpy
-from alice_lab.claims import verify
-from alice_lab.widgets import activation_gallery, minibatch_sgd, xor_playground
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 
@@ -115,7 +115,7 @@ verify("C5-01")
 # %%
 from sklearn.linear_model import LogisticRegression
 
-from alice_lab.claims.ch05_composition import income_rule
+from alice_course.claims.ch05_composition import income_rule
 
 X_inc, y_inc = income_rule(1000, 502)
 Z_inc = (X_inc - X_inc.mean(0)) / X_inc.std(0)
@@ -401,7 +401,7 @@ verify("C5-10")
 # loss, the midpoint of two minimisers would be at least as good; here it is worse.
 
 # %%
-from alice_lab.claims.ch05_composition import train_moons
+from alice_course.claims.ch05_composition import train_moons
 
 theta, X_moon, y_moon = train_moons(seed=0)
 perm = np.random.default_rng(511).permutation(8)
@@ -494,7 +494,7 @@ verify("C5-14")
 # on mini-batches is **stochastic gradient descent** (SGD).
 
 # %%
-from alice_lab.claims.ch05_sgd import per_example_grads
+from alice_course.claims.ch05_sgd import per_example_grads
 
 G_ex = per_example_grads()
 rs = np.array([1, 2, 4, 8, 16, 32, 64])
@@ -688,8 +688,8 @@ for k in (2, 3, 5):
 verify("C5-19")
 
 # %% [markdown]
-# And for real: `optim.run_data_parallel` starts two Python processes joined by
-# `torch.distributed` (gloo backend, over 127.0.0.1, on the CPU). Each computes the
+# And for real: `run_data_parallel` (a launcher from the course package,
+# `alice_course.launch`) starts two Python processes joined by `torch.distributed` (gloo backend, over 127.0.0.1, on the CPU). Each computes the
 # gradient on its half of the mini-batch and `all_reduce` sums them; the average equals
 # the gradient of the whole mini-batch in a single process. (Lab 5 trains a network this
 # way.)
@@ -712,7 +712,9 @@ def ddp_gradients(rank, world_size, params, shards):
     return grads
 
 
-per_rank = optim.run_data_parallel(
+from alice_course.launch import run_data_parallel
+
+per_rank = run_data_parallel(
     ddp_gradients,
     p_mb,
     [(X_mb[:48], y_mb[:48]), (X_mb[48:], y_mb[48:])],

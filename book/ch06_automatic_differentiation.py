@@ -35,7 +35,7 @@
 #   an MLP on the digits dataset to the same accuracy as PyTorch.
 #
 # Every checkable statement is computed in the open and then checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with the place in the book (and
+# `alice_course.claims.verify`, which prints a `✓` line with the place in the book (and
 # stops the notebook if it fails). Boxes marked **Erratum** correct slips in the text.
 
 # %%
@@ -65,6 +65,9 @@ import sympy as sp
 import torch
 from sklearn.datasets import load_digits
 
+from alice_course.claims import verify
+from alice_course.widgets import ad_modes, fd_step, graph_viewer, vanishing
+from alice_course.widgets.describe import describe_figures
 from alice_lab import autodiff as ad
 from alice_lab.autodiff import (
     checkpoint,
@@ -78,9 +81,6 @@ from alice_lab.autodiff import (
     trace,
 )
 from alice_lab.autodiff.engine import Tensor
-from alice_lab.claims import verify
-from alice_lab.widgets import ad_modes, fd_step, graph_viewer, vanishing
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -35,7 +35,7 @@
 #
 # and check them against `torch.nn.functional.conv2d`. Then we stack convolutions into
 # blocks and a complete CNN. Every checkable statement is computed in the open and then
-# confirmed by `alice_lab.claims.verify` (one `✓` line with the place in the book);
+# confirmed by `alice_course.claims.verify` (one `✓` line with the place in the book);
 # boxes marked **Erratum** correct slips in the text.
 
 # %%
@@ -64,10 +64,10 @@ import torch.nn.functional as F
 from matplotlib.patches import Rectangle
 from sklearn.datasets import load_digits
 
+from alice_course.claims import verify
+from alice_course.widgets import conv_filter, conv_sliding, receptive_field
+from alice_course.widgets.describe import describe_figures
 from alice_lab import conv
-from alice_lab.claims import verify
-from alice_lab.widgets import conv_filter, conv_sliding, receptive_field
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -35,7 +35,7 @@
 #
 # The from-scratch code lives in `alice_lab.text` and `alice_lab.sequence`; every
 # checkable statement is computed in the open and then checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with its place in the book.
+# `alice_course.claims.verify`, which prints a `✓` line with its place in the book.
 # Boxes marked **Erratum** correct slips in the text.
 
 # %%
@@ -64,13 +64,13 @@ import torch.nn.functional as F
 from scipy.signal import chirp, spectrogram
 from scipy.special import log_softmax
 
+from alice_course.claims import verify
+from alice_course.widgets import causal_conv, sampling, tokenizer_view
+from alice_course.widgets.describe import describe_figures
 from alice_lab import conv as C
 from alice_lab import sequence as S
 from alice_lab import text as T
-from alice_lab.claims import verify
 from alice_lab.text.torch_models import CausalConv1d, TextCNN
-from alice_lab.widgets import causal_conv, sampling, tokenizer_view
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -33,7 +33,7 @@
 #   residual network as an ODE solver (§9.4) — `alice_lab.residual`.
 #
 # Every checkable statement is computed and then confirmed by
-# `alice_lab.claims.verify`, which prints a `✓` line with its place in the book. Boxes
+# `alice_course.claims.verify`, which prints a `✓` line with its place in the book. Boxes
 # marked **Erratum** correct slips in the text; the check asserts the corrected form.
 
 # %%
@@ -59,14 +59,19 @@ import torch
 from scipy.integrate import solve_ivp
 from sklearn.linear_model import Lasso, Ridge
 
+from alice_course.claims import verify
+from alice_course.widgets import (
+    batchnorm_stats,
+    dropout_view,
+    early_stopping,
+    norm_axes,
+)
+from alice_course.widgets.describe import describe_figures
 from alice_lab import augmentation as au
 from alice_lab import normalization as nz
 from alice_lab import regularization as rg
 from alice_lab import residual as rs
-from alice_lab.claims import verify
 from alice_lab.data import load_diabetes, load_digits
-from alice_lab.widgets import batchnorm_stats, dropout_view, early_stopping, norm_axes
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

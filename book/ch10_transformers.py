@@ -36,7 +36,7 @@
 # `alice_lab.transformer`), written once for NumPy, PyTorch and JAX
 # arrays and tested against `torch.nn.MultiheadAttention` and
 # `torch.nn.functional.scaled_dot_product_attention`. Every checkable statement is
-# computed in the open and checked by `alice_lab.claims.verify`, which prints a `✓`
+# computed in the open and checked by `alice_course.claims.verify`, which prints a `✓`
 # line with the place in the book. Boxes marked **Erratum** correct slips in the text.
 
 # %%
@@ -61,12 +61,12 @@ import numpy as np
 import torch
 from scipy.special import softmax
 
+from alice_course.claims import verify
+from alice_course.widgets import attention_lab, dictionary_lookup, positional
+from alice_course.widgets.describe import describe_figures
 from alice_lab import attention as A
 from alice_lab import transformer as T
-from alice_lab.claims import verify
 from alice_lab.data import load_digits
-from alice_lab.widgets import attention_lab, dictionary_lookup, positional
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

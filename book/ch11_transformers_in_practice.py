@@ -32,7 +32,7 @@
 # against `torch.nn.TransformerEncoderLayer`/`TransformerDecoderLayer`; PyTorch modules
 # for training) and `alice_lab.attention` (masks, chunked attention, KV cache). Every
 # checkable statement is computed in the open, then checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with the place in the book.
+# `alice_course.claims.verify`, which prints a `✓` line with the place in the book.
 # Boxes marked **Erratum** correct slips in the text.
 
 # %%
@@ -60,10 +60,10 @@ import torch
 import torch.nn.functional as F
 
 import alice_lab.transformer as T
+from alice_course.claims import verify
+from alice_course.widgets.describe import describe_figures
 from alice_lab import attention as att
-from alice_lab.claims import verify
 from alice_lab.data import load_digits
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 
@@ -163,12 +163,12 @@ verify("C11-07")
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
-from alice_lab.widgets import mask_gallery
+from alice_course.widgets import mask_gallery
 
 mask_gallery.live_view()
 
 # %%
-from alice_lab.widgets import mask_gallery
+from alice_course.widgets import mask_gallery
 
 mask_gallery.static_view()
 
@@ -419,12 +419,12 @@ verify("E11-06")
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
-from alice_lab.widgets import online_softmax
+from alice_course.widgets import online_softmax
 
 online_softmax.live_view()
 
 # %%
-from alice_lab.widgets import online_softmax
+from alice_course.widgets import online_softmax
 
 online_softmax.static_view()
 
@@ -473,12 +473,12 @@ verify("C11-22", "C11-23")
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
-from alice_lab.widgets import kv_cache
+from alice_course.widgets import kv_cache
 
 kv_cache.live_view()
 
 # %%
-from alice_lab.widgets import kv_cache
+from alice_course.widgets import kv_cache
 
 kv_cache.static_view(T=10 if FAST else 16)
 

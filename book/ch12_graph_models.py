@@ -32,7 +32,7 @@
 #   (§12.3), then a GCN on the karate club and images as graphs of patches.
 #
 # Every checkable statement is computed in the open and then checked by
-# `alice_lab.claims.verify`, which prints a `✓` line with the place in the book. Boxes
+# `alice_course.claims.verify`, which prints a `✓` line with the place in the book. Boxes
 # marked **Erratum** correct slips in the text.
 
 # %%
@@ -58,11 +58,11 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from alice_course.claims import verify
+from alice_course.widgets import gat_ranking, graph_diffusion
+from alice_course.widgets import graph_receptive_field as receptive_field
+from alice_course.widgets.describe import describe_figures
 from alice_lab import graphs as g
-from alice_lab.claims import verify
-from alice_lab.widgets import gat_ranking, graph_diffusion
-from alice_lab.widgets import graph_receptive_field as receptive_field
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -32,7 +32,7 @@
 #
 # Everything is in `alice_lab.recurrent` (NumPy reference code; the attention and cell
 # functions also run on torch and JAX arrays) and is checked against `torch.nn`,
-# `jax.lax`, SciPy and finite differences. `alice_lab.claims.verify` prints a `✓` line
+# `jax.lax`, SciPy and finite differences. `alice_course.claims.verify` prints a `✓` line
 # per checked statement with its place in the book; boxes marked **Erratum** correct
 # slips in the text.
 
@@ -58,10 +58,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
+from alice_course.claims import verify
+from alice_course.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
+from alice_course.widgets.describe import describe_figures
 from alice_lab import recurrent as R
-from alice_lab.claims import verify
-from alice_lab.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
-from alice_lab.widgets.describe import describe_figures
 
 describe_figures()  # each figure's output also says in words what it shows
 

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Claims and errata
 #
-# Every statement of the book that code can check is registered in `alice_lab.claims`
+# Every statement of the book that code can check is registered in `alice_course.claims`
 # with its place in the book (section, equation, line of the book's text) and a check.
 # The chapter notebooks run each check next to the text it belongs to. When the site is
 # built, each chapter logs what its checks found while it runs, and this page lists those
@@ -30,7 +30,7 @@ import os
 
 from IPython.display import Markdown, display
 
-from alice_lab import claims
+from alice_course import claims
 
 found = claims.all_claims()
 logged = os.environ.get("ALICE_CLAIMS_DIR")  # set by the site build

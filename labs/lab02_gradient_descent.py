@@ -48,9 +48,11 @@ print("alice_lab", alice_lab.__version__)
 import matplotlib.pyplot as plt
 import numpy as np
 
-from alice_lab import grading
+from alice_course import grading
+from alice_course.grading import (
+    attempted,  # False (and a note) while fn is still a stub
+)
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted  # False (and a note) while fn is still a stub
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) uses fewer starts and steps
 rng = np.random.default_rng(0)
@@ -464,6 +466,6 @@ results = grading.report("lab02", globals())
 # ridge between two valleys.
 
 # %%
-from alice_lab.widgets.gd_momentum import live_view
+from alice_course.widgets.gd_momentum import live_view
 
 live_view(lr=LR, momentum=0.3, steps=100, start=(2.0, 2.0))

@@ -50,9 +50,12 @@ print("alice_lab", alice_lab.__version__)
 import matplotlib.pyplot as plt
 import numpy as np
 
-from alice_lab import data, grading, linear
+from alice_course import grading
+from alice_course.grading import (
+    attempted,  # False (and a note) while fn is still a stub
+)
+from alice_lab import data, linear
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted  # False (and a note) while fn is still a stub
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer steps
 STEPS = 60 if FAST else 300  # gradient-descent steps on the digits

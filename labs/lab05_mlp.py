@@ -49,9 +49,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from alice_lab import data, grading, layers
+from alice_course import grading
+from alice_course.grading import (
+    attempted,  # False (and a note) while fn is still a stub
+)
+from alice_lab import data, layers
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted  # False (and a note) while fn is still a stub
 
 jax.config.update("jax_enable_x64", True)  # compare JAX with NumPy to many digits
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer epochs
@@ -334,7 +337,7 @@ if attempted(jax_sgd_step, params_j, Xj[:8], yj[:8], 0.3):
 # exactly the gradient of the mean loss on the whole mini-batch (when the slices have
 # the same size), so the copies stay identical and the result is that of ordinary SGD.
 #
-# We run it for real, on the CPU: `alice_lab.optim.run_data_parallel` starts two Python
+# We run it for real, on the CPU: `run_data_parallel` (`alice_course.launch`) starts two Python
 # processes joined by `torch.distributed` (backend gloo, talking over 127.0.0.1), and
 # in each one calls a worker that trains its copy of the model.
 #
@@ -374,8 +377,8 @@ grading.check("lab05.5", ddp_train_step)
 # thing.)
 
 # %%
-from alice_lab.grading.lab05 import simulate_ranks, single_process_reference
-from alice_lab.optim import run_data_parallel
+from alice_course.grading.lab05 import simulate_ranks, single_process_reference
+from alice_course.launch import run_data_parallel
 
 
 def train_worker(rank, world_size, step_fn, params, shards, lr):
@@ -440,6 +443,6 @@ results = grading.report("lab05", globals())
 # Figure F.5.2 of the book: each row an epoch, each red segment a mini-batch.
 
 # %%
-from alice_lab.widgets.minibatch_sgd import live_view
+from alice_course.widgets.minibatch_sgd import live_view
 
 live_view(r=20, lr=0.2, epochs=10)

@@ -49,15 +49,14 @@ print("alice_lab", alice_lab.__version__)
 import matplotlib.pyplot as plt
 import numpy as np
 
+from alice_course import grading
+from alice_course.grading import attempted
 from alice_lab import autodiff as ad
-from alice_lab import grading
 from alice_lab.autodiff import Tensor
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer steps
 rng = np.random.default_rng(0)
-
 
 
 # %% [markdown]
@@ -122,8 +121,14 @@ X_t, W_t = rng.standard_normal((5, 4)), rng.standard_normal((4, 3))
 if attempted(matmul_vjp, np.ones((5, 3)), X_t, W_t):
     _, vjp_X = ad.vjp(lambda X: my_matmul(X, W_t), X_t)
     _, vjp_W = ad.vjp(lambda W: my_matmul(X_t, W), W_t)
-    print("largest relative error, dX:", ad.check_grads(lambda X: X @ W_t, X_t, vjp_fn=vjp_X))
-    print("largest relative error, dW:", ad.check_grads(lambda W: X_t @ W, W_t, vjp_fn=vjp_W))
+    print(
+        "largest relative error, dX:",
+        ad.check_grads(lambda X: X @ W_t, X_t, vjp_fn=vjp_X),
+    )
+    print(
+        "largest relative error, dW:",
+        ad.check_grads(lambda W: X_t @ W, W_t, vjp_fn=vjp_W),
+    )
 
 # %% [markdown]
 # ## Exercise 6.2 — Broadcasting, and its adjoint
@@ -339,7 +344,10 @@ if attempted(backward, c):
 def train_step(params, X, y, lr, loss_fn, backward_fn):
     """[(W, b), ...] -> the parameters after one gradient-descent step on loss_fn."""
     ### BEGIN SOLUTION
-    leaves = [(Tensor(W, requires_grad=True), Tensor(b, requires_grad=True)) for W, b in params]
+    leaves = [
+        (Tensor(W, requires_grad=True), Tensor(b, requires_grad=True))
+        for W, b in params
+    ]
     grads = backward_fn(loss_fn(leaves, X, y))
     return [(W.data - lr * grads[W], b.data - lr * grads[b]) for W, b in leaves]
     ### END SOLUTION
@@ -374,9 +382,18 @@ if attempted(train_step, init, X_tr[:5], y_tr[:5], 0.1, mlp_loss, backward):
     params = init
     for idx in batches:  # your primitives, your backward pass, your update
         params = train_step(params, X_tr[idx], y_tr[idx], 0.5, mlp_loss, backward)
-    theirs, _ = frameworks.train_mlp_torch(init, X_tr, y_tr, lr=0.5, steps=STEPS, batch_size=100, seed=0)
-    acc_mine, acc_torch = mlp.accuracy(params, X_te, y_te), mlp.accuracy(theirs, X_te, y_te)
-    gap = max(np.abs(p - q).max() for pp, qq in zip(params, theirs, strict=True) for p, q in zip(pp, qq, strict=True))
+    theirs, _ = frameworks.train_mlp_torch(
+        init, X_tr, y_tr, lr=0.5, steps=STEPS, batch_size=100, seed=0
+    )
+    acc_mine, acc_torch = (
+        mlp.accuracy(params, X_te, y_te),
+        mlp.accuracy(theirs, X_te, y_te),
+    )
+    gap = max(
+        np.abs(p - q).max()
+        for pp, qq in zip(params, theirs, strict=True)
+        for p, q in zip(pp, qq, strict=True)
+    )
     print(f"test accuracy: your engine {acc_mine:.4f}, PyTorch {acc_torch:.4f}")
     print(f"largest difference between the final weights: {gap:.1e}")
 

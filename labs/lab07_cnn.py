@@ -52,15 +52,15 @@ import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 
-from alice_lab import conv, grading
+from alice_course import grading
+from alice_course.grading import attempted
+from alice_course.grading.lab07 import cnn_init
+from alice_lab import conv
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted
-from alice_lab.grading.lab07 import cnn_init
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer epochs
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
-
 
 
 # %% [markdown]
@@ -96,7 +96,10 @@ if attempted(extract_patches, np.ones((1, 4, 4, 1)), 3):
     Xd = rng.standard_normal((2, 7, 6, 3))
     Wd = rng.standard_normal((3, 3, 3, 4))
     H = np.einsum("bhwijc,ijcz->bhwz", extract_patches(Xd, 3), Wd)
-    print("einsum over your patches vs alice_lab.conv.conv2d:", np.abs(H - conv.conv2d(Xd, Wd)).max())
+    print(
+        "einsum over your patches vs alice_lab.conv.conv2d:",
+        np.abs(H - conv.conv2d(Xd, Wd)).max(),
+    )
 
 # %% [markdown]
 # ## Exercise 7.2 — A convolution from `unfold`
@@ -132,17 +135,23 @@ grading.check("lab07.2", conv2d_unfold)
 
 # %%
 digits = load_digits()
-images = torch.as_tensor(digits.images / 16.0, dtype=torch.float32)[..., None]  # (n, 8, 8, 1)
+images = torch.as_tensor(digits.images / 16.0, dtype=torch.float32)[
+    ..., None
+]  # (n, 8, 8, 1)
 labels = torch.as_tensor(digits.target)
 if attempted(conv2d_unfold, images[:1], torch.ones(3, 3, 1, 1), 1):
     edge = torch.tensor([[1.0, 0, -1], [2, 0, -2], [1, 0, -1]])[:, :, None, None]
     mine = conv2d_unfold(images[:8], edge, 1)
     lib = F.conv2d(images[:8].permute(0, 3, 1, 2), edge.permute(3, 2, 0, 1), padding=1)
-    print("max |mine - F.conv2d| =", float((mine - lib.permute(0, 2, 3, 1)).abs().max()))
+    print(
+        "max |mine - F.conv2d| =", float((mine - lib.permute(0, 2, 3, 1)).abs().max())
+    )
     fig, axes = plt.subplots(2, 4, figsize=(7, 3.6))
     for k, ax in enumerate(axes.ravel()):
-        ax.imshow((images[k // 2, ..., 0] if k % 2 == 0 else mine[k // 2, ..., 0]).numpy(),
-                  cmap="gray" if k % 2 == 0 else "RdBu_r")
+        ax.imshow(
+            (images[k // 2, ..., 0] if k % 2 == 0 else mine[k // 2, ..., 0]).numpy(),
+            cmap="gray" if k % 2 == 0 else "RdBu_r",
+        )
         ax.set_title("digit" if k % 2 == 0 else "Sobel-x response", fontsize=8)
         ax.axis("off")
     plt.show()
@@ -205,7 +214,10 @@ EPOCHS = 4 if FAST else 25
 
 
 def train_torch(forward):
-    params = {k: torch.tensor(v, dtype=torch.float32, requires_grad=True) for k, v in cnn_init(0).items()}
+    params = {
+        k: torch.tensor(v, dtype=torch.float32, requires_grad=True)
+        for k, v in cnn_init(0).items()
+    }
     opt = torch.optim.Adam(params.values(), lr=0.01)
     gen = torch.Generator().manual_seed(0)
     for _ in range(EPOCHS):
@@ -219,8 +231,11 @@ def train_torch(forward):
     return float((pred == labels[n_train:]).float().mean())
 
 
-if attempted(cnn_forward_torch, {k: torch.as_tensor(v) for k, v in cnn_init(0).items()},
-             torch.zeros(1, 8, 8, 1, dtype=torch.float64)):
+if attempted(
+    cnn_forward_torch,
+    {k: torch.as_tensor(v) for k, v in cnn_init(0).items()},
+    torch.zeros(1, 8, 8, 1, dtype=torch.float64),
+):
     acc_torch = train_torch(cnn_forward_torch)
     print(f"PyTorch CNN: test accuracy {acc_torch:.3f} after {EPOCHS} epochs")
 
@@ -242,10 +257,14 @@ def cnn_forward_jax(params, X):
 
     def conv_(H, W, b):
         dn = ("NHWC", "HWIO", "NHWC")
-        return jax.lax.conv_general_dilated(H, W, (1, 1), "SAME", dimension_numbers=dn) + b
+        return (
+            jax.lax.conv_general_dilated(H, W, (1, 1), "SAME", dimension_numbers=dn) + b
+        )
 
     H = jax.nn.relu(conv_(X, p["W1"], p["b1"]))
-    H = jax.lax.reduce_window(H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    H = jax.lax.reduce_window(
+        H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
+    )
     H = jax.nn.relu(conv_(H, p["W2"], p["b2"]))
     return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]
     ### END SOLUTION
@@ -258,11 +277,15 @@ grading.check("lab07.5", cnn_forward_jax)
 # Training with `jax.grad` and plain SGD with momentum, written by hand (`jit` compiles
 # the whole step).
 
+
 # %%
 def train_jax(forward, lr=0.05, momentum=0.9):
     params = {k: jnp.asarray(v, dtype=jnp.float32) for k, v in cnn_init(0).items()}
     velocity = jax.tree_util.tree_map(jnp.zeros_like, params)
-    Xtr, ytr = jnp.asarray(images[:n_train].numpy()), jnp.asarray(labels[:n_train].numpy())
+    Xtr, ytr = (
+        jnp.asarray(images[:n_train].numpy()),
+        jnp.asarray(labels[:n_train].numpy()),
+    )
 
     def loss_fn(p, X, y):
         logits = forward(p, X)
@@ -284,8 +307,11 @@ def train_jax(forward, lr=0.05, momentum=0.9):
     return float((np.asarray(pred) == labels[n_train:].numpy()).mean())
 
 
-if attempted(cnn_forward_jax, {k: jnp.asarray(v) for k, v in cnn_init(0).items()},
-             jnp.zeros((1, 8, 8, 1))):
+if attempted(
+    cnn_forward_jax,
+    {k: jnp.asarray(v) for k, v in cnn_init(0).items()},
+    jnp.zeros((1, 8, 8, 1)),
+):
     acc_jax = train_jax(cnn_forward_jax)
     print(f"JAX CNN: test accuracy {acc_jax:.3f} after {EPOCHS} epochs")
 

@@ -51,15 +51,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from alice_lab import grading
+from alice_course import grading
+from alice_course.grading import attempted
 from alice_lab import text as T
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer epochs
 torch.manual_seed(0)
 torch.set_num_threads(1)
-
 
 
 # %% [markdown]
@@ -78,7 +77,9 @@ token_lists = [tok.encode(s) for s in texts]
 print(f"{len(texts)} sentences, {np.bincount(labels)} per class")
 print(repr(texts[0]), "->", token_lists[0][:12], "...")
 lengths = [len(t) for t in token_lists]
-print(f"lengths from {min(lengths)} to {max(lengths)} tokens (median {int(np.median(lengths))})")
+print(
+    f"lengths from {min(lengths)} to {max(lengths)} tokens (median {int(np.median(lengths))})"
+)
 
 # %% [markdown]
 # ## Exercise 8.1 — Padding and the mask
@@ -112,7 +113,15 @@ grading.check("lab08.1", pad_and_mask)
 MAX_LEN = 48
 if attempted(pad_and_mask, token_lists[:2], MAX_LEN):
     X_all, M_all = pad_and_mask(token_lists, MAX_LEN)
-    print("X", X_all.shape, "M", M_all.shape, "| first row of M:", M_all[0].astype(int)[:20], "...")
+    print(
+        "X",
+        X_all.shape,
+        "M",
+        M_all.shape,
+        "| first row of M:",
+        M_all[0].astype(int)[:20],
+        "...",
+    )
 
 # %% [markdown]
 # ## Exercise 8.2 — The embedding lookup
@@ -140,7 +149,10 @@ E_demo = np.random.default_rng(0).standard_normal((16, 4))
 ids_demo = np.array([[3, 7, 3, 0]])
 if attempted(embedding_lookup, E_demo, ids_demo):
     onehot = T.one_hot(ids_demo, 16)
-    print("lookup = one-hot @ E:", np.allclose(embedding_lookup(E_demo, ids_demo), onehot @ E_demo))
+    print(
+        "lookup = one-hot @ E:",
+        np.allclose(embedding_lookup(E_demo, ids_demo), onehot @ E_demo),
+    )
 
 # %% [markdown]
 # ## Exercise 8.3 — How an embedding learns
@@ -261,7 +273,9 @@ def train_epoch(model, X, M, y, opt, batch_size=32):
     ### BEGIN SOLUTION
     losses = []
     for i in range(0, len(X), batch_size):
-        loss = F.cross_entropy(model(X[i : i + batch_size], M[i : i + batch_size]), y[i : i + batch_size])
+        loss = F.cross_entropy(
+            model(X[i : i + batch_size], M[i : i + batch_size]), y[i : i + batch_size]
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -298,7 +312,9 @@ if ready:
             with torch.no_grad():
                 pred = model(Xt[n_train:], Mt[n_train:]).argmax(1)
             acc = float((pred == yt[n_train:]).float().mean())
-            print(f"epoch {epoch + 1}: training loss {loss:.3f}, test accuracy {acc:.3f}")
+            print(
+                f"epoch {epoch + 1}: training loss {loss:.3f}, test accuracy {acc:.3f}"
+            )
     except NotImplementedError as err:
         print(f"(skipped until {err} is done)")
 
@@ -309,7 +325,9 @@ bow = np.zeros((len(texts), tok.vocab_size))
 for i, ids in enumerate(token_lists):
     np.add.at(bow[i], ids, 1.0)
 base = LogisticRegression(max_iter=2000).fit(bow[:n_train], labels[:n_train])
-print(f"bag-of-words logistic regression: test accuracy {base.score(bow[n_train:], labels[n_train:]):.3f}")
+print(
+    f"bag-of-words logistic regression: test accuracy {base.score(bow[n_train:], labels[n_train:]):.3f}"
+)
 
 # %% [markdown]
 # Things to try (no checks): max instead of mean pooling at the end; kernel size 3 or

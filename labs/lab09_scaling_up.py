@@ -47,15 +47,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from alice_lab import grading
+from alice_course import grading
+from alice_course.grading import attempted
 from alice_lab.backend import is_fast
 from alice_lab.data import load_digits
-from alice_lab.grading import attempted
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer epochs
 torch.manual_seed(0)
 torch.set_num_threads(1)
-
 
 
 X_all, y_all = load_digits()
@@ -167,9 +166,13 @@ class ResBlock(nn.Module):
 
 def make_resnet(n_classes, *, width=16, keep_prob=0.8):
     return nn.Sequential(
-        nn.Conv2d(1, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU(),
-        ResBlock(width), ResBlock(width),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Conv2d(1, width, 3, padding=1, bias=False),
+        nn.BatchNorm2d(width),
+        nn.ReLU(),
+        ResBlock(width),
+        ResBlock(width),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
         nn.Dropout(1 - keep_prob),  # torch's argument is the drop probability
         nn.Linear(width, n_classes),
     )
@@ -230,7 +233,9 @@ def train(model, X, y, epochs, *, augment=None, lr=3e-3, seed=0, frozen_bn=False
         for idx in np.array_split(rng.permutation(len(X)), max(1, len(X) // 32)):
             xb = X[idx] if augment is None else augment(X[idx], rng)
             opt.zero_grad()
-            loss = nn.functional.cross_entropy(model(to_torch(xb)), torch.as_tensor(y[idx]))
+            loss = nn.functional.cross_entropy(
+                model(to_torch(xb)), torch.as_tensor(y[idx])
+            )
             loss.backward()
             opt.step()
     return model
@@ -246,13 +251,20 @@ low, high = y_all < 5, y_all >= 5
 X_low, y_low = X_all[low], y_all[low]
 X_high, y_high = X_all[high], y_all[high] - 5
 split = int(0.8 * len(X_low))
-augment = random_shift if attempted(random_shift, X_low[:2], np.random.default_rng(0)) else None
+augment = (
+    random_shift
+    if attempted(random_shift, X_low[:2], np.random.default_rng(0))
+    else None
+)
 pretrained = None
 if attempted(residual_block, torch.zeros(1, 2, 3, 3), *ResBlock(2).children()):
     torch.manual_seed(0)
-    pretrained = train(make_resnet(5), X_low[:split], y_low[:split], 2 if FAST else 6,
-                       augment=augment)
-    print(f"pretrained on 0-4: held-out accuracy {accuracy(pretrained, X_low[split:], y_low[split:]):.3f}")
+    pretrained = train(
+        make_resnet(5), X_low[:split], y_low[:split], 2 if FAST else 6, augment=augment
+    )
+    print(
+        f"pretrained on 0-4: held-out accuracy {accuracy(pretrained, X_low[split:], y_low[split:]):.3f}"
+    )
     state = {k: v.clone() for k, v in pretrained.state_dict().items()}
 
 # %% [markdown]
@@ -285,29 +297,51 @@ grading.check("lab09.5", prepare_finetuning)
 # same network trained from scratch on those 250 images for as many epochs.
 
 # %%
-ok = pretrained is not None and attempted(prepare_finetuning, nn.Sequential(nn.Linear(2, 2)), 2)
+ok = pretrained is not None and attempted(
+    prepare_finetuning, nn.Sequential(nn.Linear(2, 2)), 2
+)
 if ok:
     rng = np.random.default_rng(1)
-    few = np.concatenate([rng.choice(np.flatnonzero(y_high == k), 50, replace=False)
-                          for k in range(5)])
+    few = np.concatenate(
+        [rng.choice(np.flatnonzero(y_high == k), 50, replace=False) for k in range(5)]
+    )
     rest = np.setdiff1d(np.arange(len(X_high)), few)
     head_epochs, full_epochs = (3, 1) if FAST else (10, 5)
     torch.manual_seed(1)
-    tuned = train(prepare_finetuning(pretrained, 5), X_high[few], y_high[few], head_epochs,
-                  augment=augment, lr=1e-2, frozen_bn=True)
-    frozen_same = all(torch.equal(v, state[k]) for k, v in tuned.state_dict().items()
-                      if not k.startswith(str(len(tuned) - 1)))
+    tuned = train(
+        prepare_finetuning(pretrained, 5),
+        X_high[few],
+        y_high[few],
+        head_epochs,
+        augment=augment,
+        lr=1e-2,
+        frozen_bn=True,
+    )
+    frozen_same = all(
+        torch.equal(v, state[k])
+        for k, v in tuned.state_dict().items()
+        if not k.startswith(str(len(tuned) - 1))
+    )
     probe = accuracy(tuned, X_high[rest], y_high[rest])
     for p in tuned.parameters():
         p.requires_grad_(True)
-    tuned = train(tuned, X_high[few], y_high[few], full_epochs, augment=augment, lr=3e-3)
+    tuned = train(
+        tuned, X_high[few], y_high[few], full_epochs, augment=augment, lr=3e-3
+    )
     torch.manual_seed(1)
-    scratch = train(make_resnet(5), X_high[few], y_high[few], head_epochs + full_epochs,
-                    augment=augment)
+    scratch = train(
+        make_resnet(5),
+        X_high[few],
+        y_high[few],
+        head_epochs + full_epochs,
+        augment=augment,
+    )
     print(f"backbone unchanged while training the head: {frozen_same}")
-    print(f"digits 5-9, 250 labels: head only {probe:.3f}, "
-          f"then fine-tuned {accuracy(tuned, X_high[rest], y_high[rest]):.3f}, "
-          f"from scratch {accuracy(scratch, X_high[rest], y_high[rest]):.3f}")
+    print(
+        f"digits 5-9, 250 labels: head only {probe:.3f}, "
+        f"then fine-tuned {accuracy(tuned, X_high[rest], y_high[rest]):.3f}, "
+        f"from scratch {accuracy(scratch, X_high[rest], y_high[rest]):.3f}"
+    )
 
 # %% [markdown]
 # A frozen backbone still holds batch-norm **buffers** (running mean and variance),

@@ -50,16 +50,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from alice_lab import grading
+from alice_course import grading
+from alice_course.grading import attempted
 from alice_lab.backend import is_fast
 from alice_lab.data import load_digits
-from alice_lab.grading import attempted
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer epochs
 torch.manual_seed(0)
 torch.set_num_threads(2)
 rng = np.random.default_rng(0)
-
 
 
 # %% [markdown]
@@ -166,7 +165,9 @@ def make_views(images, v, rng, size=5):
     for i in range(b):
         for j in range(v):
             a, c = r0[i, j], c0[i, j]
-            out[i, j, a : a + size, c : c + size, 0] = images[i, a : a + size, c : c + size]
+            out[i, j, a : a + size, c : c + size, 0] = images[
+                i, a : a + size, c : c + size
+            ]
     return out
 
 
@@ -206,9 +207,13 @@ class MultiViewModel(nn.Module):
         super().__init__()
         ### BEGIN SOLUTION
         self.backbone = nn.Sequential(
-            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
-            nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(),
-            nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(64, e),
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(16, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(2),
+            nn.Flatten(),
+            nn.Linear(64, e),
         )
         self.block = TransformerBlock(e, heads)
         self.head = nn.Linear(e, n_classes)
@@ -234,14 +239,19 @@ grading.check("lab10.4", MultiViewModel)
 # before they are pooled. Both models are trained the same way, with a random number of
 # views per mini-batch (2 to 5) and 4 views at test time.
 
+
 # %%
 class AveragingBaseline(nn.Module):
     def __init__(self, e=32, n_classes=10):
         super().__init__()
         self.backbone = nn.Sequential(
-            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
-            nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(),
-            nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(64, e),
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(16, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(2),
+            nn.Flatten(),
+            nn.Linear(64, e),
         )
         self.head = nn.Linear(e, n_classes)
 
@@ -267,7 +277,9 @@ def train(model, epochs=EPOCHS, seed=0):
         for start in range(0, len(order), 64):
             idx = order[start : start + 64]
             views = torch.from_numpy(make_views(X_tr[idx], int(r.integers(2, 6)), r))
-            loss = nn.functional.cross_entropy(model(views), torch.from_numpy(y_tr[idx]))
+            loss = nn.functional.cross_entropy(
+                model(views), torch.from_numpy(y_tr[idx])
+            )
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -281,8 +293,10 @@ if attempted(MultiViewModel):
     acc_mv = train(MultiViewModel())
     torch.manual_seed(0)
     acc_avg = train(AveragingBaseline())
-    print(f"test accuracy with 4 views: multi-view transformer {acc_mv:.3f}, "
-          f"averaging baseline {acc_avg:.3f}")
+    print(
+        f"test accuracy with 4 views: multi-view transformer {acc_mv:.3f}, "
+        f"averaging baseline {acc_avg:.3f}"
+    )
 
 # %% [markdown]
 # Finally, the invariance in action: reorder the test views and compare the logits.

@@ -47,16 +47,15 @@ import torch
 import torch.nn.functional as F
 
 import alice_lab.transformer as T
-from alice_lab import grading
+from alice_course import grading
+from alice_course.grading import attempted
 from alice_lab.backend import is_fast
 from alice_lab.data import load_digits
-from alice_lab.grading import attempted
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer steps
 rng = np.random.default_rng(0)
 torch.manual_seed(0)
 torch.set_num_threads(1)
-
 
 
 # %% [markdown]

@@ -48,16 +48,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from alice_lab import grading
+from alice_course import grading
+from alice_course.grading import attempted
 from alice_lab.backend import is_fast
-from alice_lab.grading import attempted
 from alice_lab.recurrent import associative_scan, linear_recurrence
 
 FAST = is_fast()  # ALICE_FAST=1 (set by the tests) trains for fewer steps
 torch.set_num_threads(1)  # the models are tiny: one thread avoids threading overhead
 torch.manual_seed(0)
 rng = np.random.default_rng(0)
-
 
 
 # %% [markdown]
@@ -92,21 +91,33 @@ grading.check("lab13.1", rnn_forward)
 # **Sine forecasting.** Your RNN, a linear readout and Adam learn to predict the next
 # value of noisy sine waves with random phases and frequencies.
 
+
 # %%
 def sine_batch(batch, length, gen):
     t = np.arange(length + 1) * 0.2
-    phase, freq = gen.uniform(0, 2 * np.pi, (batch, 1)), gen.uniform(0.5, 1.5, (batch, 1))
+    phase, freq = (
+        gen.uniform(0, 2 * np.pi, (batch, 1)),
+        gen.uniform(0.5, 1.5, (batch, 1)),
+    )
     s = np.sin(freq * t + phase) + 0.05 * gen.standard_normal((batch, length + 1))
     return torch.tensor(s[:, :-1, None]), torch.tensor(s[:, 1:, None])
 
 
-if attempted(rnn_forward, torch.zeros(1, 2, 1), torch.zeros(3, 1), torch.zeros(3, 3), torch.zeros(3)):
+if attempted(
+    rnn_forward,
+    torch.zeros(1, 2, 1),
+    torch.zeros(3, 1),
+    torch.zeros(3, 3),
+    torch.zeros(3),
+):
     torch.manual_seed(0)
     e = 16
-    params = [torch.nn.Parameter(0.3 * torch.randn(e, 1, dtype=torch.float64)),
-              torch.nn.Parameter(0.3 * torch.randn(e, e, dtype=torch.float64)),
-              torch.nn.Parameter(torch.zeros(e, dtype=torch.float64)),
-              torch.nn.Parameter(0.3 * torch.randn(1, e, dtype=torch.float64))]
+    params = [
+        torch.nn.Parameter(0.3 * torch.randn(e, 1, dtype=torch.float64)),
+        torch.nn.Parameter(0.3 * torch.randn(e, e, dtype=torch.float64)),
+        torch.nn.Parameter(torch.zeros(e, dtype=torch.float64)),
+        torch.nn.Parameter(0.3 * torch.randn(1, e, dtype=torch.float64)),
+    ]
     opt = torch.optim.Adam(params, lr=0.02)
     gen = np.random.default_rng(1)
     losses = []
@@ -118,7 +129,9 @@ if attempted(rnn_forward, torch.zeros(1, 2, 1), torch.zeros(3, 1), torch.zeros(3
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    print(f"RNN sine forecasting: MSE {np.mean(losses[:10]):.3f} -> {np.mean(losses[-10:]):.4f}")
+    print(
+        f"RNN sine forecasting: MSE {np.mean(losses[:10]):.3f} -> {np.mean(losses[-10:]):.4f}"
+    )
     plt.figure(figsize=(5, 3))
     plt.semilogy(losses)
     plt.xlabel("step")
@@ -289,8 +302,10 @@ if attempted(adding_problem, 2, 5, np.random.default_rng(0)) and attempted(
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    print(f"LSTM adding problem (n = {length}): MSE {np.mean(losses[:10]):.3f} -> "
-          f"{np.mean(losses[-20:]):.3f} (predicting the mean: 0.167)")
+    print(
+        f"LSTM adding problem (n = {length}): MSE {np.mean(losses[:10]):.3f} -> "
+        f"{np.mean(losses[-20:]):.3f} (predicting the mean: 0.167)"
+    )
 
 # %% [markdown]
 # ## A diagonal linear SSM on a delay task
@@ -302,20 +317,33 @@ if attempted(adding_problem, 2, 5, np.random.default_rng(0)) and attempted(
 # your `diagonalize_ssm` and `combine` give the same outputs from a dense matrix and a
 # parallel scan.
 
+
 # %%
 class DiagonalSSM(torch.nn.Module):
     def __init__(self, e=16, c=1, o=1):
         super().__init__()
-        self.nu = torch.nn.Parameter(torch.log(torch.linspace(0.05, 1.0, e, dtype=torch.float64)))
-        self.theta = torch.nn.Parameter(torch.linspace(0.0, np.pi, e, dtype=torch.float64))
-        self.B = torch.nn.Parameter(torch.randn(e, c, dtype=torch.complex128) / np.sqrt(c))
-        self.C = torch.nn.Parameter(torch.randn(o, e, dtype=torch.complex128) / np.sqrt(e))
+        self.nu = torch.nn.Parameter(
+            torch.log(torch.linspace(0.05, 1.0, e, dtype=torch.float64))
+        )
+        self.theta = torch.nn.Parameter(
+            torch.linspace(0.0, np.pi, e, dtype=torch.float64)
+        )
+        self.B = torch.nn.Parameter(
+            torch.randn(e, c, dtype=torch.complex128) / np.sqrt(c)
+        )
+        self.C = torch.nn.Parameter(
+            torch.randn(o, e, dtype=torch.complex128) / np.sqrt(e)
+        )
 
     def lam(self):
         return torch.exp(-torch.exp(self.nu) + 1j * self.theta)
 
     def forward(self, X):  # X (b, n, c) real -> (b, n, o) real
-        lam, s, out = self.lam(), torch.zeros(X.shape[0], self.B.shape[0], dtype=torch.complex128), []
+        lam, s, out = (
+            self.lam(),
+            torch.zeros(X.shape[0], self.B.shape[0], dtype=torch.complex128),
+            [],
+        )
         U = X.to(torch.complex128) @ self.B.T
         for i in range(X.shape[1]):
             s = lam * s + U[:, i]
@@ -330,7 +358,9 @@ opt = torch.optim.Adam(ssm.parameters(), lr=0.02)
 gen = np.random.default_rng(3)
 for _step in range(60 if FAST else 800):
     X = torch.tensor(gen.standard_normal((32, length, 1)))
-    Y = torch.cat([torch.zeros(32, delay, 1, dtype=torch.float64), X[:, :-delay]], dim=1)
+    Y = torch.cat(
+        [torch.zeros(32, delay, 1, dtype=torch.float64), X[:, :-delay]], dim=1
+    )
     loss = torch.mean((ssm(X) - Y) ** 2)
     opt.zero_grad()
     loss.backward()
@@ -343,25 +373,33 @@ print(f"diagonal SSM, delay {delay}: final MSE {loss.item():.4f} (output 0: 1.0)
 # parallel scan with your `combine`.
 
 # %%
-if attempted(diagonalize_ssm, np.eye(2), np.ones((2, 1)), np.ones((1, 2))) and attempted(
-    combine, (1.0, 0.0), (1.0, 0.0)
-):
+if attempted(
+    diagonalize_ssm, np.eye(2), np.ones((2, 1)), np.ones((1, 2))
+) and attempted(combine, (1.0, 0.0), (1.0, 0.0)):
     with torch.no_grad():
         lam = ssm.lam().numpy()
         B, C = ssm.B.numpy(), ssm.C.numpy()
     # a dense system with the same outputs: add the conjugate pairs, change the basis
     Lam2 = np.concatenate([lam, lam.conj()])
-    B2, C2 = np.concatenate([B, B.conj()]) / np.sqrt(2), np.concatenate([C, C.conj()], 1) / np.sqrt(2)
+    B2, C2 = (
+        np.concatenate([B, B.conj()]) / np.sqrt(2),
+        np.concatenate([C, C.conj()], 1) / np.sqrt(2),
+    )
     T = np.random.default_rng(4).standard_normal((32, 32)) + 0j
-    A_dense = (T @ np.diag(Lam2) @ np.linalg.inv(T))
+    A_dense = T @ np.diag(Lam2) @ np.linalg.inv(T)
     B_dense, C_dense = T @ B2, C2 @ np.linalg.inv(T)
     lam_d, Bb, Cb = diagonalize_ssm(A_dense, B_dense, C_dense)
     X = gen.standard_normal((length, 1))
     y_rec = ssm(torch.tensor(X[None]))[0].detach().numpy()
-    pre = associative_scan(combine, [(lam_d, Bb @ x) for x in X], check_associative=False)
+    pre = associative_scan(
+        combine, [(lam_d, Bb @ x) for x in X], check_associative=False
+    )
     y_scan = np.array([(Cb @ p[1]).real for p in pre])
     y_loop = np.array([(Cb @ h).real for h in linear_recurrence(lam_d, X @ Bb.T)])
-    print("recurrence vs (dense → your diagonal form → your scan):", np.abs(y_rec - y_scan).max())
+    print(
+        "recurrence vs (dense → your diagonal form → your scan):",
+        np.abs(y_rec - y_scan).max(),
+    )
     print("your scan vs the sequential loop:", np.abs(y_scan - y_loop).max())
     plt.figure(figsize=(6, 3))
     plt.plot(X[:, 0], label="input", color="0.6")

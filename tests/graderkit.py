@@ -16,9 +16,9 @@ import jupytext
 import nbformat
 import pytest
 
-from alice_lab import grading
-from alice_lab.grading.grader import grade_batch, lab_checks
-from alice_lab.grading.sandbox import Limits
+from alice_course import grading
+from alice_course.grading.grader import grade_batch, lab_checks
+from alice_course.grading.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "labs").glob("lab*.py"))
@@ -92,7 +92,7 @@ def grade_solution_student_and_mutants(source: Path, tmp_path: Path) -> None:
     """Grade the solution, the student notebook and every mutant round of ``source``."""
     lab = _lab(source)
     ids = lab_checks(lab)
-    assert ids, f"{source.name} has no checks registered in alice_lab.grading.{lab}"
+    assert ids, f"{source.name} has no checks registered in alice_course.grading.{lab}"
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     jupytext.write(jupytext.read(source), submissions / "solution.ipynb")

@@ -64,7 +64,7 @@ def run_student(source: Path):
 
     from nbclient.exceptions import CellExecutionError
 
-    from alice_lab.labs import student_notebook
+    from alice_course.labs import student_notebook
 
     nb = student_notebook(source)
     try:
@@ -84,7 +84,7 @@ def assert_full_marks(out: str, lab: str, exercises) -> None:
     waiting for its exercise, and "Total for labNN: T/T pts" with T the lab's points."""
     import re
 
-    from alice_lab import grading
+    from alice_course import grading
 
     for ex in exercises:
         assert re.search(rf"^✓ Exercise {re.escape(ex)} \(\d+/\d+ pts\)", out, re.M), ex
@@ -132,7 +132,7 @@ def assert_score_table(nb, lab: str, exercises) -> None:
     an untouched notebook: "✗ Exercise N.k (0/p pts): not attempted ..." for each of
     ``exercises`` (every check of ``lab``, in order), then "Total for labNN: 0/T
     pts"."""
-    from alice_lab import grading
+    from alice_course import grading
 
     checks = [c for i, c in sorted(grading.CHECKS.items()) if i.startswith(lab + ".")]
     assert [c.exercise for c in checks] == list(exercises), lab

@@ -124,7 +124,7 @@ def test_every_library_module_is_on_the_index_and_in_the_table_of_contents():
     missing = [m for m in LIBRARY if f"{{py:mod}}`alice_lab.{m}`" not in text]
     assert not missing, f"api/index.md does not list {missing}"
     for course in COURSE:
-        assert f"`alice_lab.{course}`" in text, f"the index does not name {course}"
+        assert f"`alice_course.{course}`" in text, f"the index does not name {course}"
 
 
 def test_importing_the_documented_modules_imports_neither_torch_nor_jax():

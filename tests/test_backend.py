@@ -13,7 +13,7 @@ from alice_lab import backend as B
 
 def test_import_alice_lab_imports_neither_torch_nor_jax():
     code = (
-        "import alice_lab, alice_lab.backend, alice_lab.claims, sys; "
+        "import alice_lab, alice_lab.backend, alice_course.claims, sys; "
         "print('torch' in sys.modules, 'jax' in sys.modules)"
     )
     out = subprocess.run(

@@ -11,6 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from alice_course.widgets import (
+    ad_modes,
+    causal_conv,
+    kv_cache,
+    mc_convergence,
+    xor_playground,
+)
 from alice_lab import (
     activations,
     approximation,
@@ -46,13 +53,6 @@ from alice_lab.risk import sample_linear
 from alice_lab.sequence.decoding import exhaustive_search
 from alice_lab.sequence.forecasting import autoregressive_rollout, generate_causal
 from alice_lab.text.tokenizers import BPETokenizer, WordTokenizer
-from alice_lab.widgets import (
-    ad_modes,
-    causal_conv,
-    kv_cache,
-    mc_convergence,
-    xor_playground,
-)
 
 torch = pytest.importorskip("torch")
 

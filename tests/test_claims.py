@@ -1,7 +1,7 @@
 """Every registered claim of the book holds, and the claim machinery can fail.
 
 Each claim's check compares something the book states with NumPy, SciPy, the
-frameworks, a closed form or the book's own numbers (see ``alice_lab/claims``).
+frameworks, a closed form or the book's own numbers (see ``alice_course/claims``).
 The registry tests make sure every claim points at a real place in the book.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from alice_lab import claims
-from alice_lab.claims import Claim
+from alice_course import claims
+from alice_course.claims import Claim
 
 ALL = claims.all_claims()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alice_lab import cli, doctor
+from alice_course import cli, doctor
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "labs" / "lab02_gradient_descent.py"

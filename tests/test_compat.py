@@ -19,7 +19,7 @@ from alice_lab._compat import lazy_getattr
 #: a module that loads names lazily -> one name of each kind it loads
 LAZY = {
     "alice_lab": ["conv"],
-    "alice_lab.widgets": ["static"],
+    "alice_course.widgets": ["static"],
     "alice_lab.activations": ["SwiGLU"],
     "alice_lab.layers": ["FullyConnectedLayer"],
     "alice_lab.normalization": ["RMSNormModule"],

@@ -22,7 +22,7 @@ DISTRIBUTION = {
 }
 #: imported only where present (an optional demo checks find_spec first), or shipped
 #: with a dependency (IPython comes with ipywidgets; benchmarks/ is the repository's)
-OPTIONAL = {"datasets", "IPython", "benchmarks", "alice_lab"}
+OPTIONAL = {"datasets", "IPython", "benchmarks", "alice_lab", "alice_course"}
 NOTEBOOKS = sorted(ROOT.glob("book/ch*.py")) + sorted(ROOT.glob("book/app*.py"))
 LABS = sorted(ROOT.glob("labs/lab*.py"))
 
@@ -68,16 +68,20 @@ def test_the_install_cell_brings_everything_the_notebook_imports(path):
 
 
 def test_the_package_imports_only_declared_distributions():
-    """The library (not the course machinery's optional frameworks) imports nothing
-    that `pip install alice_lab` leaves out, torch and JAX aside (extras)."""
+    """The two packages import nothing that `pip install alice_lab` leaves out,
+    torch and JAX aside (extras)."""
     have = declared({"torch", "jax"})
-    used = set().union(*(imported(p) for p in (ROOT / "alice_lab").rglob("*.py")))
+    files = [
+        *(ROOT / "alice_lab").rglob("*.py"),
+        *(ROOT / "alice_course").rglob("*.py"),
+    ]
+    used = set().union(*(imported(p) for p in files))
     missing = {DISTRIBUTION.get(m, m).lower() for m in used - OPTIONAL} - have
     assert not missing, missing
 
 
 def test_doctor_checks_the_installed_versions_against_the_bounds():
-    from alice_lab import doctor
+    from alice_course import doctor
 
     checks = {c.name: c for c in doctor.version_checks()}
     assert "numpy" in checks and "scikit-learn" in checks

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from alice_lab import cli
-from alice_lab.grading import judge, sandbox
-from alice_lab.grading.grader import grade, grade_batch, hidden_checks
-from alice_lab.grading.intake import take_in
-from alice_lab.grading.outbox import OutboxError, open_outbox
-from alice_lab.grading.sandbox import Limits
-from alice_lab.grading.submission import extract, parse_text
+from alice_course import cli
+from alice_course.grading import judge, sandbox
+from alice_course.grading.grader import grade, grade_batch, hidden_checks
+from alice_course.grading.intake import take_in
+from alice_course.grading.outbox import OutboxError, open_outbox
+from alice_course.grading.sandbox import Limits
+from alice_course.grading.submission import extract, parse_text
 from tests.test_grader_corpus import HIDDEN_CHECK, SECRET
 
 CORPUS = Path(__file__).parent / "grader_corpus"
@@ -311,7 +311,7 @@ def test_the_basic_level_warns_and_survives_pidfd_signals(tmp_path):
     sub.write_text(HONEST.replace("def f(X):", "def f_honest(X):") + KILL_PARENT)
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "alice_lab.cli", "grade", str(sub), "--lab", "lab02"]
+        [sys.executable, "-m", "alice_course.cli", "grade", str(sub), "--lab", "lab02"]
         + ["--out", str(out), "--basic-isolation", "--timeout", "60"],
         capture_output=True,
         text=True,
@@ -344,7 +344,7 @@ def test_grading_a_missing_file_is_an_error(tmp_path, capsys):
 # --- 1. (part) handing the exercise back to alice_lab's own code -----------------
 
 DELEGATES = """import numpy as np
-from alice_lab import grading
+from alice_course import grading
 from alice_lab.testfuncs import alice2d_grad as borrowed
 from alice_lab.optim import gradient_descent as library_descent
 

@@ -10,9 +10,9 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from alice_lab import cli, grading
-from alice_lab.grading.grader import infer_lab
-from alice_lab.grading.submission import load_submission, parse_text
+from alice_course import cli, grading
+from alice_course.grading.grader import infer_lab
+from alice_course.grading.submission import load_submission, parse_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).parent / "grader_corpus"
@@ -20,7 +20,7 @@ FAST = ["--timeout", "90", "--check-timeout", "30"]
 
 HIDDEN = """import numpy as np
 
-from alice_lab.grading import compare, register
+from alice_course.grading import compare, register
 
 
 def _reference():

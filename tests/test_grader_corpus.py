@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from alice_lab.grading import sandbox
-from alice_lab.grading.grader import grade_batch, hidden_checks
-from alice_lab.grading.sandbox import Layers, Limits
+from alice_course.grading import sandbox
+from alice_course.grading.grader import grade_batch, hidden_checks
+from alice_course.grading.sandbox import Layers, Limits
 
 CORPUS = Path(__file__).parent / "grader_corpus"
 LIMITS = Limits(
@@ -39,7 +39,7 @@ HIDDEN_CHECK = f'''"""Instructor-only check of lab02 ({SECRET})."""
 
 import numpy as np
 
-from alice_lab.grading import compare, register
+from alice_course.grading import compare, register
 
 
 def _reference():

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alice_lab import grading
-from alice_lab.grading import judge
+from alice_course import grading
+from alice_course.grading import judge
 
 CHECK_IDS = sorted(grading.CHECKS)
 MUTANTS = [(i, d) for i in CHECK_IDS for d in grading.CHECKS[i].mutants]

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from alice_lab.grading import sandbox
+from alice_course.grading import sandbox
 
 
 def test_closed_ancestors_name_the_way_back_to_python():

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from alice_lab import cli
+from alice_course import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "labs").glob("lab*.py"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alice_lab.grading.submission import extract, load_submission, parse_text
+from alice_course.grading.submission import extract, load_submission, parse_text
 
 CORPUS = Path(__file__).parent / "grader_corpus"
 NAMES = ["f", "grad_f", "gradient_descent", "momentum_descent"]

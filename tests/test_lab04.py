@@ -10,7 +10,7 @@ from pathlib import Path
 import labkit
 import pytest
 
-from alice_lab import grading
+from alice_course import grading
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "labs" / "lab04_linear_models.py"

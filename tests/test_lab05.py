@@ -13,8 +13,8 @@ import labkit
 import numpy as np
 import pytest
 
-from alice_lab import grading
-from alice_lab.grading import lab05
+from alice_course import grading
+from alice_course.grading import lab05
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "labs" / "lab05_mlp.py"

@@ -14,7 +14,7 @@ import labkit
 import numpy as np
 import pytest
 
-from alice_lab import grading
+from alice_course import grading
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "labs" / "lab06_autodiff.py"

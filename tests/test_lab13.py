@@ -13,7 +13,7 @@ import labkit
 import numpy as np
 import pytest
 
-from alice_lab import grading
+from alice_course import grading
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "labs" / "lab13_recurrent.py"

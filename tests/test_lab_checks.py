@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from alice_lab import grading
+from alice_course import grading
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = sorted({p.stem[:5] for p in (ROOT / "labs").glob("lab*.py")})
-MODULES = {lab: importlib.import_module(f"alice_lab.grading.{lab}") for lab in LABS}
+MODULES = {lab: importlib.import_module(f"alice_course.grading.{lab}") for lab in LABS}
 IDS = sorted(i for i in grading.CHECKS if i.split(".")[0] in LABS)
 #: the fewest mutants a check may have; labs not named here need 3
 MIN_MUTANTS = {"lab06": 4, "lab10": 4}

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from alice_lab.labs import check_student
+from alice_course.labs import check_student
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "labs").glob("lab*.py"))
@@ -19,8 +19,17 @@ STUDENT_DIR = ROOT / "labs" / "student"
 
 def test_every_lab_is_here():
     assert [p.stem[:5] for p in SOURCES] == [
-        "lab02", "lab04", "lab05", "lab06", "lab07", "lab08", "lab09",
-        "lab10", "lab11", "lab12", "lab13",
+        "lab02",
+        "lab04",
+        "lab05",
+        "lab06",
+        "lab07",
+        "lab08",
+        "lab09",
+        "lab10",
+        "lab11",
+        "lab12",
+        "lab13",
     ]
 
 

@@ -15,8 +15,8 @@ from labkit import execute as _execute
 from labkit import outputs as _outputs
 from labkit import stdout as _stdout
 
-from alice_lab import grading
-from alice_lab.labs import check_student, make_student
+from alice_course import grading
+from alice_course.labs import check_student, make_student
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "labs" / "lab02_gradient_descent.py"

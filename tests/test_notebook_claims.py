@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from alice_lab import claims
+from alice_course import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -56,7 +56,7 @@ def test_every_cell_runs(records, name):
 
 def test_the_claims_page_lists_what_the_chapters_logged(records):
     """The claims page is built from the chapters' logs, not by running every check."""
-    from alice_lab import claims
+    from alice_course import claims
 
     logged = claims.recorded(notebook_runs.executed_dir(True))
     assert {r.claim.id for r in logged} == {c.id for c in claims.all_claims()}

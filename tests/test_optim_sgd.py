@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from alice_course.launch import run_data_parallel
 from alice_lab import data, layers, optim
 from alice_lab.optim import tree_leaves, tree_map
 
@@ -242,9 +243,7 @@ def test_gloo_all_reduce_equals_the_gradient_of_the_concatenated_batch():
     X, y = _digits(64)
     params = layers.mlp_init([64, 16, 10], seed=8)
     shards = [(X[:32], y[:32]), (X[32:], y[32:])]
-    per_rank = optim.run_data_parallel(
-        _ddp_grads, params, shards, world_size=2, timeout=90
-    )
+    per_rank = run_data_parallel(_ddp_grads, params, shards, world_size=2, timeout=90)
     model = layers.to_torch(params)
     torch.nn.functional.cross_entropy(
         model(torch.tensor(X)), torch.tensor(y)
@@ -259,10 +258,10 @@ def test_gloo_all_reduce_equals_the_gradient_of_the_concatenated_batch():
 def test_run_data_parallel_never_hangs():
     pytest.importorskip("torch")
     with pytest.raises(TimeoutError, match="did not finish within 1 s"):
-        optim.run_data_parallel(_slow, world_size=2, timeout=1)
+        run_data_parallel(_slow, world_size=2, timeout=1)
     # rank 0 would wait for rank 1 until the timeout (TimeoutError); it is stopped as
     # soon as rank 1 fails, and rank 1's error is what we see
     with pytest.raises(RuntimeError, match="rank 1 raised ValueError: rank 1 gives up"):
-        optim.run_data_parallel(_fails_on_rank_1, world_size=2, timeout=60)
+        run_data_parallel(_fails_on_rank_1, world_size=2, timeout=60)
     with pytest.raises(ValueError, match="world_size"):
-        optim.run_data_parallel(_slow, world_size=0)
+        run_data_parallel(_slow, world_size=0)

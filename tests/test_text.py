@@ -100,7 +100,8 @@ def test_bpe_matches_reference_and_round_trips(corpus):
     ids = tok.encode(sample)
     assert tok.decode(ids) == sample
     assert len(ids) < len(sample.encode("utf-8"))  # it compresses
-    with pytest.raises(ValueError, match=r"vocab_size must be an int >= 256 \(the byte"):
+    too_small = r"vocab_size must be an int >= 256 \(the byte"
+    with pytest.raises(ValueError, match=too_small):
         T.BPETokenizer.train(text, 100)
     with pytest.raises(ValueError, match="out-of-vocabulary"):
         tok.decode([296])

@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
+from alice_course.widgets import gd_momentum as gm
 from alice_lab.testfuncs import alice2d, alice2d_grad
-from alice_lab.widgets import gd_momentum as gm
 
 STARTS = np.array([[2.0, 2.0], [7.5, 1.0], [4.0, 8.0]])
 
@@ -165,7 +165,7 @@ def test_frame_indices():
 
 def test_static_view_needs_no_network():
     """The animation player must not link remote stylesheets (the site is offline)."""
-    from alice_lab.widgets.static import offline_jshtml
+    from alice_course.widgets.static import offline_jshtml
 
     html = gm.static_view(steps=5, max_frames=3).data
     assert "https://" not in html and "http://" not in html

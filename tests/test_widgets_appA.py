@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from alice_lab.widgets import gaussian_pdf, kl_divergence, mc_convergence
+from alice_course.widgets import gaussian_pdf, kl_divergence, mc_convergence
 
 
 def _static_ok(html: str, frames: int) -> None:

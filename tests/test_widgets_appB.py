@@ -11,8 +11,8 @@ import pytest
 from scipy.integrate import quad
 from scipy.special import expit
 
-from alice_lab.widgets import sigmoid_step as ss
-from alice_lab.widgets import staircase as sc
+from alice_course.widgets import sigmoid_step as ss
+from alice_course.widgets import staircase as sc
 
 
 def _core_only(widget) -> None:

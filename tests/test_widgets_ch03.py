@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from alice_lab.widgets import bayes_coin, embedding, loss_margin, mc_risk
+from alice_course.widgets import bayes_coin, embedding, loss_margin, mc_risk
 
 
 def _frames(html: str) -> int:

@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
+from alice_course.widgets import ad_modes, fd_step, graph_viewer, vanishing
 from alice_lab import autodiff as ad
-from alice_lab.widgets import ad_modes, fd_step, graph_viewer, vanishing
 
 
 def _core_only(widget) -> None:

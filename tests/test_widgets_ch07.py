@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.signal
 
+from alice_course.widgets import conv_filter, conv_sliding, receptive_field
 from alice_lab import conv
-from alice_lab.widgets import conv_filter, conv_sliding, receptive_field
 
 
 def _core_only(widget) -> None:

@@ -10,8 +10,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from alice_course.widgets import causal_conv, sampling, tokenizer_view
 from alice_lab.text import pydoc_corpus
-from alice_lab.widgets import causal_conv, sampling, tokenizer_view
 
 
 def _core_only(widget) -> None:

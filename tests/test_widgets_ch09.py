@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from alice_lab.widgets import batchnorm_stats, dropout_view, early_stopping
+from alice_course.widgets import batchnorm_stats, dropout_view, early_stopping
 
 torch = pytest.importorskip("torch")
 
@@ -136,8 +136,8 @@ def test_early_stopping_live_and_static():
 
 
 def test_pooled_masks_are_the_sets_each_layer_normalises():
+    from alice_course.widgets import norm_axes
     from alice_lab import normalization as nz
-    from alice_lab.widgets import norm_axes
 
     shape, index = (3, 4, 4, 6), (1, 2, 0, 4)
     X = np.random.default_rng(0).normal(size=shape)
@@ -159,7 +159,7 @@ def test_pooled_masks_are_the_sets_each_layer_normalises():
 
 
 def test_norm_axes_live_and_static():
-    from alice_lab.widgets import norm_axes
+    from alice_course.widgets import norm_axes
 
     box = norm_axes.live_view()
     _core_only(box)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-from alice_lab.widgets import attention_lab, dictionary_lookup, positional
+from alice_course.widgets import attention_lab, dictionary_lookup, positional
 
 
 def _static_ok(html: str, frames: int) -> None:

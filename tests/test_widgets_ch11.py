@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from alice_lab.widgets import kv_cache, mask_gallery, online_softmax
+from alice_course.widgets import kv_cache, mask_gallery, online_softmax
 
 
 def _core_only(widget) -> None:

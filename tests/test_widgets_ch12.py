@@ -9,8 +9,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from alice_lab.widgets import gat_ranking, graph_diffusion
-from alice_lab.widgets import graph_receptive_field as receptive_field
+from alice_course.widgets import gat_ranking, graph_diffusion
+from alice_course.widgets import graph_receptive_field as receptive_field
 
 
 def _core_only(widget) -> None:

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from alice_lab.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
+from alice_course.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
 
 
 def _core_only(widget) -> None:

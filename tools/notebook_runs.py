@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What a notebook's outputs depend on besides its own cells.
 WATCHED = [
     "alice_lab/**/*.py",
+    "alice_course/**/*.py",
     "benchmarks/*.py",
     "benchmarks/results/latest.md",
     "benchmarks/results/curves.json",
@@ -45,6 +46,8 @@ WATCHED = [
 #: Pages that read what the other notebooks recorded: they run after all the rest.
 READERS = ("book/claims_and_errata.ipynb",)
 TIMEOUT_S = 600
+#: frames per static view in the quick build (alice_course.widgets._anim.site_frames)
+STATIC_FRAMES = 12
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -119,10 +122,12 @@ def _kernel_env(fast: bool, claims_log: Path, threads: int) -> dict[str, str]:
     training loop ran 5x slower), so each kernel gets its share of the cores."""
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env.update({var: str(threads) for var in THREAD_VARS})
-    if fast:
+    if fast:  # the quick test copy: smaller experiments, fewer animation frames
         env["ALICE_FAST"] = "1"
+        env["ALICE_STATIC_FRAMES"] = str(STATIC_FRAMES)
     else:
         env.pop("ALICE_FAST", None)
+        env.pop("ALICE_STATIC_FRAMES", None)
     env["ALICE_CLAIMS_LOG"] = str(claims_log)
     env["ALICE_CLAIMS_DIR"] = str(claims_log.parent)
     return env

@@ -4,22 +4,22 @@
   scrolling sideways, and notebook code is set a little smaller so that its 88-column
   lines fit the column of a 1366 px screen. The file is served from this folder, not
   from a top-level ``_static/``: Jupyter Book injects every .js under the static paths
-  (MathJax's files in ``_vendor/`` included) into every page as soon as a
-  ``_static/`` folder exists.
+  (MathJax's files in ``_vendor/`` included) into every page as soon as a ``_static/``
+  folder exists.
 - Figures get their alt text: a notebook that called
-  :func:`alice_lab.widgets.describe.describe_figures` stores each figure's description
-  in its PNG output's metadata (``{"image/png": {"alt": ...}}``). myst-nb does not
-  read it (it takes alt text from cell metadata only), so this extension reads the
-  executed notebook that ``tools/notebook_runs.py`` keeps (``<build>/executed/``) and
-  matches each description to its ``<img>`` by the SHA-256 of the PNG, which is how
+  :func:`alice_course.widgets.describe.describe_figures` stores each figure's
+  description in its PNG output's metadata (``{"image/png": {"alt": ...}}``). myst-nb
+  does not read it (it takes alt text from cell metadata only), so this extension reads
+  the executed notebook that ``tools/notebook_runs.py`` keeps (``<build>/executed/``)
+  and matches each description to its ``<img>`` by the SHA-256 of the PNG, which is how
   myst-nb names the image file. Without it the ``<img>``'s alt is that file name.
-- Each inline script once: Sphinx 7.4 adds an inline script registered after the
-  builder started (sphinx-thebe's ``const THEBE_JS_URL ...``, sphinx-togglebutton's
-  selector) a second time when it prepares the pages, and the second ``const``
-  declaration is a JavaScript error on every page.
-- Launch buttons (Colab, Binder) only on the pages that run there: the chapters,
-  the appendices and the labs. The Claims and Benchmarks pages are notebooks too, but
-  they read the site build's records and are not meant to run in Colab.
+- Each inline script once: Sphinx 7.4 adds an inline script registered after the builder
+  started (sphinx-thebe's ``const THEBE_JS_URL ...``, sphinx-togglebutton's selector) a
+  second time when it prepares the pages, and the second ``const`` declaration is a
+  JavaScript error on every page.
+- Launch buttons (Colab, Binder) only on the pages that run there: the chapters, the
+  appendices and the labs. The Claims and Benchmarks pages are notebooks too, but they
+  read the site build's records and are not meant to run in Colab.
 """
 
 from __future__ import annotations

@@ -1,26 +1,28 @@
 """f rewires the grading package (compare, the recorder, run) to report a pass, then
 returns a wrong answer; grad_f forges the recorded answers."""
 
-
 import numpy as np
-from alice_lab import grading
-from alice_lab.grading import judge
+from alice_course import grading
+from alice_course.grading import judge
 
 
 def f(X):
-    ok = lambda *a, **k: (True, '')
+    ok = lambda *a, **k: (True, "")
     grading._match = ok
     grading.compare = ok
     grading._compare = ok
-    import alice_lab.grading.lab02 as lab
+    import alice_course.grading.lab02 as lab
+
     lab._compare = ok
     grading.RECORDER.set(None)
-    judge.record = lambda *a, **k: judge.Record('lab02.1', 'passed', 'forged', [])
+    judge.record = lambda *a, **k: judge.Record("lab02.1", "passed", "forged", [])
     return np.zeros(len(X))
 
 
 def grad_f(X):
-    grading.compare.__code__ = (lambda name, got, want, *, rtol, atol: (True, '')).__code__
+    grading.compare.__code__ = (
+        lambda name, got, want, *, rtol, atol: (True, "")
+    ).__code__
     return np.zeros((len(X), 2))
 
 

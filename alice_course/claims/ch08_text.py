@@ -1,0 +1,486 @@
+"""Checkable claims of Chapter 8, §8.2: variable-length inputs, text, embeddings and
+long sequences (book lines 3736-3958). Checks compare alice_lab.text with torch's
+pad_sequence / nn.Embedding / conv1d, Python's collections.Counter and re, and
+gradients taken by torch.autograd."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from alice_course.claims import claim
+from alice_course.claims._ch08 import torch_conv1d
+from alice_course.claims._helpers import _maxerr, _rng
+
+
+def _stack_support(kernel: int, dilations, *, causal: bool, t: int = 200) -> int:
+    """Empirical receptive field of the last-but-margin output of a stack of
+    single-channel convs (torch), from the support of its gradient."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, t, dtype=torch.float64, requires_grad=True)
+    h = x
+    for d in dilations:
+        w = torch.rand(1, 1, kernel, dtype=torch.float64) + 0.1
+        if causal:
+            h = F.conv1d(F.pad(h, ((kernel - 1) * d, 0)), w, dilation=d)
+        else:
+            h = F.conv1d(h, w, dilation=d, padding=d * (kernel - 1) // 2)
+    i = t - 1 if causal else t // 2
+    (g,) = torch.autograd.grad(h[0, 0, i], x)
+    nz = np.flatnonzero(g[0, 0].numpy())
+    return int(nz.max() - nz.min() + 1)
+
+
+# =====================================================================================
+# 8.2.1 Dealing with variable-length inputs
+# =====================================================================================
+
+
+@claim(
+    "C8-09",
+    section="8.2.1",
+    lines=(3742, 3748),
+    statement="Convolutions and pooling accept any length; after a global pooling "
+    "over the length, inputs of length 37 and 50 give vectors of the same shape (c′).",
+)
+def _c8_09() -> str:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    conv = torch.nn.Conv1d(3, 8, 5, padding=2)
+    g = lambda x: F.max_pool1d(torch.relu(conv(x)), 2)  # noqa: E731
+    H1, H2 = g(torch.randn(1, 3, 37)), g(torch.randn(1, 3, 50))
+    assert H1.shape[-1] == 18 and H2.shape[-1] == 25
+    assert H1.mean(-1).shape == H2.mean(-1).shape == (1, 8)
+    return "lengths 37, 50 → feature maps (18, 8), (25, 8) → pooled (8,), (8,)"
+
+
+@claim(
+    "C8-10",
+    section="8.2.1",
+    lines=(3750, 3754),
+    statement="Zero-padding b sequences to the longest gives one (b, max t_i, c) "
+    "array; for two sequences, (2, t_1, c).",
+)
+def _c8_10() -> str:
+    from alice_lab.text import pad_sequences
+
+    r = _rng(10)
+    X1, X2 = r.standard_normal((7, 3)), r.standard_normal((4, 3))
+    B = pad_sequences([X1, X2])
+    assert B.shape == (2, 7, 3)
+    assert np.array_equal(B[1], np.vstack([X2, np.zeros((3, 3))]))
+    return "t_1 = 7, t_2 = 4, c = 3 → (2, 7, 3), the second padded with 3 zero rows"
+
+
+@claim(
+    "C8-11",
+    section="8.2.1",
+    lines=(3754, 3790),
+    statement="Padding is exact for one 'same' convolution on the real positions, but "
+    "after conv-ReLU-conv the last k real outputs change (the bias leaks into the "
+    "pad); multiplying by the mask after every layer makes it exact again.",
+)
+def _c8_11() -> str:
+    r = _rng(11)
+    s, k, t2, t1 = 5, 2, 6, 10
+    W1, b1 = r.standard_normal((s, 4, 2)), r.standard_normal(4)
+    W2, b2 = r.standard_normal((s, 3, 4)), r.standard_normal(3)
+    X2 = r.standard_normal((t2, 2))
+    Xpad = np.vstack([X2, np.zeros((t1 - t2, 2))])
+    mask = (np.arange(t1) < t2)[:, None].astype(float)
+
+    def net(X, remask):
+        H = np.maximum(torch_conv1d(X, W1, b1), 0)
+        if remask:
+            H = H * mask[: len(H)]
+        return torch_conv1d(H, W2, b2)
+
+    one = _maxerr(torch_conv1d(Xpad, W1, b1)[:t2], torch_conv1d(X2, W1, b1))
+    diff = np.abs(net(Xpad, False)[:t2] - net(X2, False)).max(axis=1)
+    exact = _maxerr(net(Xpad, True)[:t2], net(X2, False))
+    assert one < 1e-12 and exact < 1e-12, (one, exact)
+    assert (diff[: t2 - k] < 1e-12).all() and (diff[t2 - k :] > 1e-6).all(), diff
+    return (
+        f"1 layer: {one:.0e}; 2 layers: last {k} positions off by up to "
+        f"{diff.max():.2f}; re-masked: {exact:.0e}"
+    )
+
+
+@claim(
+    "C8-12",
+    section="8.2.1",
+    lines=(3756, 3780),
+    statement="Box 8.1: pad_sequence on random sequences of lengths 3, 5, 2 with 8 "
+    "channels (batch_first) gives shape (3, 5, 8), zeros after each sequence.",
+)
+def _c8_12() -> str:
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    from alice_lab.text import pad_sequences
+
+    torch.manual_seed(0)
+    seqs = [torch.randn(3, 8), torch.randn(5, 8), torch.randn(2, 8)]
+    P = pad_sequence(seqs, batch_first=True)
+    ours = pad_sequences([s.numpy() for s in seqs])
+    assert tuple(P.shape) == (3, 5, 8) and np.array_equal(P.numpy(), ours)
+    assert not P[2, 2:].any()
+    return "torch pad_sequence → (3, 5, 8) = alice_lab.text.pad_sequences"
+
+
+@claim(
+    "C8-13",
+    section="8.2.1",
+    lines=(3782, 3790),
+    statement="The mask M has ones on the first t_b entries of row b and zeros after; "
+    "the masked mean Σ_i M_i H_i / Σ_i M_i equals the mean of the unpadded sequence.",
+)
+def _c8_13() -> str:
+    from alice_lab.text import length_mask, masked_mean_pool, pad_sequences
+
+    M = length_mask([5, 3], 5)
+    assert M.tolist() == [[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]]
+    r = _rng(13)
+    H = [r.standard_normal((5, 4)), r.standard_normal((3, 4))]
+    got = masked_mean_pool(pad_sequences(H), M)
+    err = _maxerr(got, np.stack([h.mean(0) for h in H]))
+    naive = _maxerr(pad_sequences(H).mean(1)[1], H[1].mean(0))
+    assert err < 1e-12 < naive, (err, naive)
+    return f"masked mean = unpadded mean ({err:.0e}); plain mean off by {naive:.2f}"
+
+
+# =====================================================================================
+# 8.2.2 CNNs for text data
+# =====================================================================================
+
+
+@claim(
+    "C8-14",
+    section="8.2.2",
+    lines=3820,
+    statement="A vocabulary keeps the most frequent tokens up to a chosen size; every "
+    "other token maps to an out-of-vocabulary id.",
+)
+def _c8_14() -> str:
+    from alice_lab.text import WordTokenizer, pydoc_corpus
+
+    text = pydoc_corpus(50_000)
+    tok = WordTokenizer(text, vocab_size=100)
+    top = Counter(re.findall(r"\w+|[^\w\s]", text)).most_common(1)[0][0]
+    assert tok.vocab_size == 100 and tok.vocab[2] == top
+    ids = tok.encode("the flibbertigibbet")
+    assert ids[1] == tok.oov_id and ids[0] != tok.oov_id
+    share = np.mean(np.array(tok.encode(text)) == tok.oov_id)
+    return f"V = 100 on 50k chars: top word {top!r}; {share:.0%} of words map to [OOV]"
+
+
+@claim(
+    "C8-15",
+    section="8.2.2",
+    lines=(3822, 3830),
+    statement="A subword tokenizer gives fewer ids than characters and decodes back "
+    "exactly (tiktoken's [2028, 374, 74252, 287, 0] for “This is perplexing!” needs "
+    "a downloaded file; our BPE is trained offline on Python's docs).",
+    equation="eq:list_of_indices",
+)
+def _c8_15() -> str:
+    from alice_lab.text import BPETokenizer, pydoc_corpus
+
+    text = pydoc_corpus(100_000)
+    tok = BPETokenizer.train(text, 256 + 200)
+    s = "This is perplexing!"
+    ids = tok.encode(s)
+    held = pydoc_corpus(200_000)[150_000:]
+    ratio = len(held.encode()) / len(tok.encode(held))
+    assert tok.decode(ids) == s and len(ids) < len(s) and ratio > 1.5, ratio
+    return (
+        f"{len(s)} chars → {len(ids)} ids {tok.token_strings(ids)}; "
+        f"{ratio:.2f} bytes/token on held-out text"
+    )
+
+
+@claim(
+    "C8-16",
+    section="8.2.2",
+    lines=3836,
+    statement="Every id lies in [0, V); special tokens such as [BOS] get reserved ids "
+    "that encoding plain text never produces.",
+)
+def _c8_16() -> str:
+    from alice_lab.text import WordTokenizer, pydoc_corpus
+
+    text = pydoc_corpus(30_000)
+    tok = WordTokenizer(text, vocab_size=200)
+    ids = np.array(tok.encode(text))
+    assert ids.min() >= 0 and ids.max() < tok.vocab_size
+    assert tok.bos_id not in set(ids.tolist()) and tok.vocab[tok.bos_id] == "[BOS]"
+    return (
+        f"{len(ids)} ids in [0, {tok.vocab_size}); [BOS] = {tok.bos_id} never produced"
+    )
+
+
+@claim(
+    "C8-17",
+    section="8.2.2",
+    lines=3850,
+    statement="Tokenizers that chunk digits in groups of at most three keep 52 whole "
+    "but split 2512 into 251 + 2.",
+)
+def _c8_17() -> str:
+    chunks = re.compile(r"\d{1,3}")
+    assert chunks.findall("52") == ["52"] and chunks.findall("2512") == ["251", "2"]
+    return "52 → ['52']; 2512 → ['251', '2'] (cl100k-style digit pre-split)"
+
+
+@claim(
+    "C8-18",
+    section="8.2.2",
+    lines=3852,
+    statement="One-hot vectors are V-dimensional with a single 1: density 1/V.",
+)
+def _c8_18() -> str:
+    from alice_lab.text import one_hot
+
+    V = 1000
+    ids = _rng(18).integers(0, V, 64)
+    oh = one_hot(ids, V)
+    assert np.array_equal(oh, np.eye(V)[ids]) and oh.mean() == 1 / V
+    return f"V = {V}: each row sums to 1, density {oh.mean():.4f}"
+
+
+@claim(
+    "C8-19",
+    section="8.2.2",
+    lines=(3854, 3862),
+    statement="LookUp(x) stacks rows E_{x_1}, …, E_{x_m} of E ~ (n, e) into (m, e): "
+    "the same as one_hot(x) E and torch.nn.Embedding; its gradient touches only the "
+    "rows in x, adding up for repeated ids.",
+)
+def _c8_19() -> str:
+    import torch
+
+    from alice_lab.text import Embedding, embedding_lookup, one_hot
+
+    r = _rng(19)
+    emb = Embedding(16, 5, rng=r)
+    x = np.array([3, 7, 3, 0])
+    ref = torch.nn.Embedding(16, 5, dtype=torch.float64)
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(emb.E))
+    y = ref(torch.tensor(x))
+    g = r.standard_normal((4, 5))
+    (y * torch.tensor(g)).sum().backward()
+    err = max(
+        _maxerr(embedding_lookup(emb.E, x), y.detach()),
+        _maxerr(one_hot(x, 16) @ emb.E, y.detach()),
+        _maxerr(emb.backward(x, g), ref.weight.grad),
+    )
+    rows = np.flatnonzero(np.abs(ref.weight.grad.numpy()).sum(1)).tolist()
+    assert err < 1e-12 and rows == [0, 3, 7], (err, rows)
+    return f"(4,) → (4, 5) = one-hot @ E = nn.Embedding ({err:.0e}); grad rows {rows}"
+
+
+@claim(
+    "C8-20",
+    section="8.2.2",
+    lines=(3866, 3872),
+    statement="The figure's lookup table has n = 16 rows: any list of m ids in 0..15 "
+    "becomes an (m, e) matrix.",
+)
+def _c8_20() -> str:
+    import torch
+
+    emb = torch.nn.Embedding(16, 4)
+    out = emb(torch.tensor([1, 15, 15, 2, 9]))
+    assert tuple(out.shape) == (5, 4) and tuple(emb.weight.shape) == (16, 4)
+    try:
+        emb(torch.tensor([16]))
+    except IndexError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("id 16 should be out of range for n = 16")
+    return "n = 16, e = 4: 5 ids → (5, 4); id 16 is rejected"
+
+
+def _text_cnn(n, e):
+    import torch
+
+    from alice_lab.text.torch_models import TextCNN
+
+    torch.manual_seed(0)
+    return TextCNN(n, e)
+
+
+@claim(
+    "C8-21",
+    section="8.2.2",
+    lines=(3878, 3914),
+    statement="Box 8.2's text CNN maps (b, m) → (b, m, e) → (b, e, m) → (b, 32, m) → "
+    "(b, 32, m//2) → (b, 64, m//2) → (b, 64) → (b, 10), with n·e + 160e + 10986 "
+    "parameters (12394 for n = 16, e = 8).",
+)
+def _c8_21() -> str:
+    import torch
+
+    model = _text_cnn(16, 8)
+    shapes = {}
+    for name in ("emb", "conv1", "conv2", "head"):
+        getattr(model, name).register_forward_hook(
+            lambda mod, inp, out, name=name: shapes.__setitem__(name, tuple(out.shape))
+        )
+    y = model(torch.randint(0, 16, (4, 21)))
+    n_params = sum(p.numel() for p in model.parameters())
+    assert shapes == {
+        "emb": (4, 21, 8),
+        "conv1": (4, 32, 21),
+        "conv2": (4, 64, 10),
+        "head": (4, 10),
+    }, shapes
+    assert tuple(y.shape) == (4, 10) and n_params == 16 * 8 + 160 * 8 + 10986 == 12394
+    return f"m = 21: {shapes}; {n_params} parameters"
+
+
+@claim(
+    "C8-22",
+    section="8.2.2",
+    lines=3928,
+    statement="Gradient descent trains the embedding matrix with the model: one plain "
+    "SGD step changes exactly the rows of E whose ids are in the batch.",
+)
+def _c8_22() -> str:
+    import torch
+
+    model = _text_cnn(16, 8)
+    x = torch.tensor([[1, 4, 4, 9, 1, 2, 9, 4]])
+    before = model.emb.weight.detach().clone()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.nn.functional.cross_entropy(model(x), torch.tensor([3])).backward()
+    opt.step()
+    changed = torch.nonzero((model.emb.weight != before).any(1)).flatten().tolist()
+    assert changed == [1, 2, 4, 9], changed
+    return f"batch ids {{1, 2, 4, 9}} → rows changed {changed}"
+
+
+# =====================================================================================
+# 8.2.3 Dealing with long sequences
+# =====================================================================================
+
+
+@claim(
+    "C8-24",
+    section="8.2.3",
+    lines=3942,
+    statement="Stacking L plain convolutions of size s grows the receptive field only "
+    "linearly: 1 + L(s − 1).",
+)
+def _c8_24() -> str:
+    got = [_stack_support(3, [1] * L, causal=False) for L in (1, 2, 3, 4, 5)]
+    assert got == [1 + L * 2 for L in (1, 2, 3, 4, 5)], got
+    return f"s = 3, L = 1..5: receptive fields {got} (gradient support)"
+
+
+@claim(
+    "C8-25",
+    section="8.2.3",
+    lines=3944,
+    statement="Dilation d uses every d-th input: a dilated conv equals a plain conv "
+    "with the kernel zero-upsampled to size d(s − 1) + 1; d = 1 is the plain conv.",
+)
+def _c8_25() -> str:
+    r = _rng(25)
+    X, W3 = r.standard_normal((30, 2)), r.standard_normal((3, 4, 2))
+    errs = []
+    for d in (1, 2, 4):
+        Wd = np.zeros((d * 2 + 1, 4, 2))
+        Wd[::d] = W3
+        errs.append(
+            _maxerr(
+                torch_conv1d(X, W3, dilation=d, padding=0),
+                torch_conv1d(X, Wd, padding=0),
+            )
+        )
+    base = _maxerr(torch_conv1d(X, W3, dilation=1), torch_conv1d(X, W3))
+    assert max(errs) < 1e-12 and base == 0, errs
+    return f"d = 1, 2, 4: dilated = zero-upsampled kernel ({max(errs):.0e})"
+
+
+@claim(
+    "C8-26",
+    section="8.2.3",
+    lines=3946,
+    statement="Dilation adds no parameters, and with rates 1, 2, 4, … the receptive "
+    "field of kernel-3 layers grows exponentially: 3, 7, 15, 31, 63.",
+)
+def _c8_26() -> str:
+    import torch
+
+    counts = {torch.nn.Conv1d(4, 4, 3, dilation=d).weight.numel() for d in (1, 2, 8)}
+    got = [
+        _stack_support(3, [2**j for j in range(L)], causal=False) for L in range(1, 6)
+    ]
+    assert got == [3, 7, 15, 31, 63] and counts == {48}, (got, counts)
+    return f"receptive fields {got}; 48 weights whatever the dilation"
+
+
+# =====================================================================================
+# Errata in §8.2
+# =====================================================================================
+
+
+@claim(
+    "E8-06",
+    section="8.2.1",
+    lines=3748,
+    statement="h = Σ_i H_i is global *sum* pooling: it removes the length from the "
+    "shape but not from the scale; only the mean (average pooling) does both.",
+    erratum="calls the sum “global average pooling”",
+)
+def _e8_06() -> str:
+    H1, H2 = np.ones((37, 4)), np.ones((50, 4))
+    assert H1.sum(0)[0] == 37 and H2.sum(0)[0] == 50
+    assert np.array_equal(H1.mean(0), H2.mean(0))
+    return "constant features, t = 37 vs 50: sums 37 vs 50, means 1 vs 1"
+
+
+@claim(
+    "E8-07",
+    section="8.2.2",
+    lines=(3880, 3912),
+    statement="Box 8.2 needs exactly one batch axis, x ~ (b, m) (transpose(1, 2) and "
+    "mean(2) are positional), and max-pooling by 2 gives ⌊m/2⌋; it also needs "
+    "`from torch import nn` and `from torch.nn.functional import relu, max_pool1d`.",
+    erratum="comments with a generic batch (*, m) and length m/2",
+)
+def _e8_07() -> str:
+    import torch
+
+    model = _text_cnn(16, 8)
+    assert tuple(
+        model.conv2(
+            torch.nn.functional.max_pool1d(
+                torch.relu(
+                    model.conv1(
+                        model.emb(torch.randint(0, 16, (2, 11))).transpose(1, 2)
+                    )
+                ),
+                2,
+            )
+        ).shape
+    ) == (2, 64, 5)
+    x = torch.randint(0, 16, (2, 3, 12))  # two batch axes: the box's code breaks
+    h = model.emb(x).transpose(1, 2)  # (2, 12, 3, 8): not channels-first any more
+    try:
+        model.conv1(h)
+    except RuntimeError:
+        broke = True
+    else:  # pragma: no cover
+        broke = False
+    assert broke and tuple(h.shape) == (2, 12, 3, 8)
+    return "m = 11 → pooled length 5 = ⌊11/2⌋; a (2, 3, m) batch fails in conv1"

@@ -1,0 +1,418 @@
+"""Checks of lab 07 (chapter 7: convolutions from scratch and a CNN in PyTorch and JAX).
+
+Exercises: patch extraction (channels last), a convolution from ``F.unfold`` patches
+and one matrix product, 2×2 max-pooling, and the forward pass of a small CNN in PyTorch
+and in JAX. Every check compares with ``torch.nn.functional`` or ``alice_lab.conv`` on
+seeded inputs chosen to expose the classic mistakes: asymmetric kernels (a flipped
+kernel, i.e. a true convolution instead of the layer's cross-correlation, gives other
+numbers), non-square images and kernels (transposed axes fail), as many input as
+output channels (a kernel read as (s, s, c', c) has the right shape), odd sizes
+(windows off by one) and border pixels (a wrong offset / padding shows there).
+
+Book: §7.1.3 (lines 3354-3432), §7.2 (lines 3434-3658), "From theory to practice"
+(lines 3660-3682).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from alice_course.grading import _chain, _compare, mutant, register
+
+# --- 7.1: patches --------------------------------------------------------------------
+
+
+def _patches_ref():
+    def extract_patches(X, s):
+        from numpy.lib.stride_tricks import sliding_window_view
+
+        V = sliding_window_view(X, (s, s), axis=(1, 2))  # (b, h', w', c, s, s)
+        return np.moveaxis(V, 3, -1)
+
+    return extract_patches
+
+
+@register(
+    "lab07.1", name="extract_patches", exercise="7.1", points=2, reference=_patches_ref
+)
+def check_extract_patches(extract_patches: Callable) -> tuple[bool, str]:
+    """extract_patches(X (b, h, w, c), s) -> (b, h-s+1, w-s+1, s, s, c)."""
+    from alice_lab import conv
+
+    def case(shape, s, seed):
+        X = np.random.default_rng(seed).standard_normal(shape)
+        want = conv.patches(X, s)
+        return lambda: _compare(
+            f"patches of a {shape} batch, s={s}",
+            extract_patches(X.copy(), s),
+            want,
+            rtol=0,
+            atol=0,
+        )
+
+    return _chain(
+        case((2, 6, 5, 3), 3, 0),
+        case((1, 7, 4, 2), 2, 1),
+        ok="patches (b, h-s+1, w-s+1, s, s, c), channels last",
+    )
+
+
+@mutant("lab07.1", "channel axis mixed up: (b, h', w', c, s, s)")
+def _p_channels_first(X, s):
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    return sliding_window_view(X, (s, s), axis=(1, 2))
+
+
+@mutant("lab07.1", "off by one: h - s windows instead of h - s + 1")
+def _p_off_by_one(X, s):
+    return _patches_ref()(X, s)[:, :-1, :-1]
+
+
+@mutant("lab07.1", "patch rows and columns transposed")
+def _p_transposed(X, s):
+    return np.swapaxes(_patches_ref()(X, s), 3, 4)
+
+
+# --- 7.2: convolution from unfold -----------------------------------------------------
+
+
+def _unfold_ref():
+    def conv2d_unfold(X, W, padding=0):
+        import torch.nn.functional as F
+
+        b, h, w, c = X.shape
+        s, _, _, c_out = W.shape
+        U = F.unfold(X.permute(0, 3, 1, 2), s, padding=padding)  # (b, c·s·s, L)
+        Wm = W.permute(3, 2, 0, 1).reshape(c_out, -1)  # (c', c·s·s)
+        h2, w2 = h + 2 * padding - s + 1, w + 2 * padding - s + 1
+        return (Wm @ U).reshape(b, c_out, h2, w2).permute(0, 2, 3, 1)
+
+    return conv2d_unfold
+
+
+def _torch_conv(X, W, padding):
+    import torch.nn.functional as F
+
+    out = F.conv2d(X.permute(0, 3, 1, 2), W.permute(3, 2, 0, 1), padding=padding)
+    return out.permute(0, 2, 3, 1)
+
+
+@register(
+    "lab07.2", name="conv2d_unfold", exercise="7.2", points=3, reference=_unfold_ref
+)
+def check_conv2d_unfold(conv2d_unfold: Callable) -> tuple[bool, str]:
+    """conv2d_unfold(X (b, h, w, c) torch, W (s, s, c, c') torch, padding) -> (b, h',
+    w', c')."""
+    import torch
+
+    def case(xs, ws, padding, seed):
+        g = torch.Generator().manual_seed(seed)
+        X = torch.randn(*xs, generator=g, dtype=torch.float64)
+        W = torch.randn(*ws, generator=g, dtype=torch.float64)
+        want = _torch_conv(X, W, padding).numpy()
+        return lambda: _compare(
+            f"conv of {tuple(xs)} with {tuple(ws)}, padding={padding}",
+            conv2d_unfold(X.clone(), W.clone(), padding),
+            want,
+            rtol=1e-9,
+            atol=1e-9,
+        )
+
+    return _chain(
+        case((2, 7, 6, 3), (3, 3, 3, 4), 1, 0),
+        case((1, 6, 6, 4), (3, 3, 4, 4), 0, 1),  # c = c': a swapped kernel fits
+        case((1, 8, 5, 2), (5, 5, 2, 3), 2, 2),
+        ok="unfold, one matrix product and a reshape give F.conv2d (cross-correlation)",
+    )
+
+
+@mutant("lab07.2", "kernel flipped (true convolution instead of cross-correlation)")
+def _u_flipped(X, W, padding=0):
+    return _unfold_ref()(X, W.flip(0, 1), padding)
+
+
+@mutant("lab07.2", "wrong offset: padding on one side only")
+def _u_offset(X, W, padding=0):
+    import torch.nn.functional as F
+
+    Xp = F.pad(X.permute(0, 3, 1, 2), (2 * padding, 0, 2 * padding, 0)).permute(
+        0, 2, 3, 1
+    )
+    return _unfold_ref()(Xp, W, 0)
+
+
+@mutant("lab07.2", "kernel channel axes mixed up (read as (s, s, c', c))")
+def _u_channels(X, W, padding=0):
+    return _unfold_ref()(X, W.transpose(2, 3), padding)
+
+
+@mutant("lab07.2", "patch flattened as (s, s, c) against a (c, s, s) weight")
+def _u_order(X, W, padding=0):
+    import torch.nn.functional as F
+
+    b, h, w, c = X.shape
+    s, _, _, c_out = W.shape
+    U = F.unfold(X.permute(0, 3, 1, 2), s, padding=padding)
+    Wm = W.permute(3, 0, 1, 2).reshape(c_out, -1)
+    h2, w2 = h + 2 * padding - s + 1, w + 2 * padding - s + 1
+    return (Wm @ U).reshape(b, c_out, h2, w2).permute(0, 2, 3, 1)
+
+
+# --- 7.3: max-pooling -----------------------------------------------------------------
+
+
+def _pool_ref():
+    def max_pool(X):
+        b, h, w, c = X.shape
+        return (
+            X[:, : h // 2 * 2, : w // 2 * 2]
+            .reshape(b, h // 2, 2, w // 2, 2, c)
+            .max(axis=(2, 4))
+        )
+
+    return max_pool
+
+
+@register("lab07.3", name="max_pool", exercise="7.3", points=2, reference=_pool_ref)
+def check_max_pool(max_pool: Callable) -> tuple[bool, str]:
+    """max_pool(X (b, h, w, c)) -> (b, h//2, w//2, c), 2×2 windows, stride 2."""
+    import torch
+    import torch.nn.functional as F
+
+    def case(shape, seed):
+        X = np.random.default_rng(seed).standard_normal(shape)
+        want = (
+            F.max_pool2d(torch.as_tensor(X).permute(0, 3, 1, 2), 2)
+            .permute(0, 2, 3, 1)
+            .numpy()
+        )
+        return lambda: _compare(
+            f"max-pool of {shape}", max_pool(X.copy()), want, rtol=0, atol=0
+        )
+
+    return _chain(
+        case((2, 6, 8, 3), 0),
+        case((1, 7, 5, 2), 1),
+        ok="2×2 max per channel, odd sizes floored like F.max_pool2d",
+    )
+
+
+@mutant("lab07.3", "average instead of max")
+def _m_avg(X):
+    b, h, w, c = X.shape
+    return (
+        X[:, : h // 2 * 2, : w // 2 * 2]
+        .reshape(b, h // 2, 2, w // 2, 2, c)
+        .mean(axis=(2, 4))
+    )
+
+
+@mutant("lab07.3", "reshape mixes rows and columns (no axis swap)")
+def _m_reshape(X):
+    b, h, w, c = X.shape
+    Y = X[:, : h // 2 * 2, : w // 2 * 2]
+    return Y.reshape(b, h // 2, w // 2, 4, c).max(axis=3)
+
+
+@mutant("lab07.3", "max over the channels too")
+def _m_channels(X):
+    Y = _pool_ref()(X)
+    return np.broadcast_to(Y.max(axis=-1, keepdims=True), Y.shape)
+
+
+# --- 7.4 / 7.5: a small CNN, forward pass ---------------------------------------------
+
+
+def cnn_init(seed: int = 0, c1: int = 8, c2: int = 16, classes: int = 10) -> dict:
+    """Parameters of the lab's CNN, channels last: W1 (3, 3, 1, c1), W2 (3, 3, c1, c2),
+    W3 (c2, classes), biases; He-scaled normal weights from a seeded generator."""
+    r = np.random.default_rng(seed)
+    return {
+        "W1": r.standard_normal((3, 3, 1, c1)) * np.sqrt(2 / 9),
+        "b1": np.zeros(c1),
+        "W2": r.standard_normal((3, 3, c1, c2)) * np.sqrt(2 / (9 * c1)),
+        "b2": np.zeros(c2),
+        "W3": r.standard_normal((c2, classes)) * np.sqrt(1 / c2),
+        "b3": np.zeros(classes),
+    }
+
+
+def _cnn_torch_ref():
+    def cnn_forward_torch(params, X):
+        import torch.nn.functional as F
+
+        p = params
+        H = X.permute(0, 3, 1, 2)
+        H = F.relu(F.conv2d(H, p["W1"].permute(3, 2, 0, 1), p["b1"], padding=1))
+        H = F.max_pool2d(H, 2)
+        H = F.relu(F.conv2d(H, p["W2"].permute(3, 2, 0, 1), p["b2"], padding=1))
+        return H.mean(dim=(2, 3)) @ p["W3"] + p["b3"]
+
+    return cnn_forward_torch
+
+
+def _cnn_case(forward: Callable, to_array: Callable, seed: int, rtol: float):
+    import torch
+
+    r = np.random.default_rng(seed)
+    params = cnn_init(seed)
+    params = {k: v + 0.1 * r.standard_normal(v.shape) for k, v in params.items()}
+    X = r.standard_normal((5, 8, 6, 1))
+    tp = {k: torch.as_tensor(v) for k, v in params.items()}
+    want = _cnn_torch_ref()(tp, torch.as_tensor(X)).numpy()
+    got_params = {k: to_array(v) for k, v in params.items()}
+    return lambda: _compare(
+        f"logits of a (5, 8, 6, 1) batch (seed {seed})",
+        forward(got_params, to_array(X)),
+        want,
+        rtol=rtol,
+        atol=rtol,
+    )
+
+
+@register(
+    "lab07.4",
+    name="cnn_forward_torch",
+    exercise="7.4",
+    points=2,
+    reference=_cnn_torch_ref,
+)
+def check_cnn_forward_torch(cnn_forward_torch: Callable) -> tuple[bool, str]:
+    """cnn_forward_torch(params, X (b, h, w, 1)) -> logits (b, 10), torch tensors."""
+    import torch
+
+    return _chain(
+        _cnn_case(cnn_forward_torch, torch.as_tensor, 0, 1e-9),
+        _cnn_case(cnn_forward_torch, torch.as_tensor, 1, 1e-9),
+        ok="conv-ReLU-pool-conv-ReLU-global average pool-linear = the reference",
+    )
+
+
+@mutant("lab07.4", "ReLU missing after the second convolution")
+def _c_no_relu(params, X):
+    import torch.nn.functional as F
+
+    p = params
+    H = X.permute(0, 3, 1, 2)
+    H = F.max_pool2d(
+        F.relu(F.conv2d(H, p["W1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2
+    )
+    H = F.conv2d(H, p["W2"].permute(3, 2, 0, 1), p["b2"], padding=1)
+    return H.mean(dim=(2, 3)) @ p["W3"] + p["b3"]
+
+
+@mutant("lab07.4", "global sum pooling instead of the average")
+def _c_sum(params, X):
+    import torch.nn.functional as F
+
+    p = params
+    H = X.permute(0, 3, 1, 2)
+    H = F.max_pool2d(
+        F.relu(F.conv2d(H, p["W1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2
+    )
+    H = F.relu(F.conv2d(H, p["W2"].permute(3, 2, 0, 1), p["b2"], padding=1))
+    return H.sum(dim=(2, 3)) @ p["W3"] + p["b3"]
+
+
+@mutant("lab07.4", "kernel spatial axes transposed (permute(3, 2, 1, 0))")
+def _c_transposed(params, X):
+    import torch.nn.functional as F
+
+    p = params
+    H = X.permute(0, 3, 1, 2)
+    H = F.max_pool2d(
+        F.relu(F.conv2d(H, p["W1"].permute(3, 2, 1, 0), p["b1"], padding=1)), 2
+    )
+    H = F.relu(F.conv2d(H, p["W2"].permute(3, 2, 1, 0), p["b2"], padding=1))
+    return H.mean(dim=(2, 3)) @ p["W3"] + p["b3"]
+
+
+def _cnn_jax_ref():
+    def cnn_forward_jax(params, X):
+        import jax
+        import jax.numpy as jnp
+
+        p = params
+
+        def conv(H, W, b):
+            dn = ("NHWC", "HWIO", "NHWC")
+            return (
+                jax.lax.conv_general_dilated(H, W, (1, 1), "SAME", dimension_numbers=dn)
+                + b
+            )
+
+        H = jax.nn.relu(conv(X, p["W1"], p["b1"]))
+        H = jax.lax.reduce_window(
+            H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
+        )
+        H = jax.nn.relu(conv(H, p["W2"], p["b2"]))
+        return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]
+
+    return cnn_forward_jax
+
+
+def _jax_array(x):
+    import jax.numpy as jnp
+
+    return jnp.asarray(np.asarray(x, dtype=np.float32))
+
+
+@register(
+    "lab07.5", name="cnn_forward_jax", exercise="7.5", points=3, reference=_cnn_jax_ref
+)
+def check_cnn_forward_jax(cnn_forward_jax: Callable) -> tuple[bool, str]:
+    """cnn_forward_jax(params, X (b, h, w, 1)) -> logits (b, 10), JAX arrays
+    (float32)."""
+    return _chain(
+        _cnn_case(cnn_forward_jax, _jax_array, 0, 1e-4),
+        _cnn_case(cnn_forward_jax, _jax_array, 2, 1e-4),
+        ok="the JAX forward pass (NHWC/HWIO, channels last) = the PyTorch reference",
+    )
+
+
+@mutant("lab07.5", "kernel flipped (true convolution)")
+def _j_flipped(params, X):
+    p = dict(params)
+    p["W1"], p["W2"] = p["W1"][::-1, ::-1], p["W2"][::-1, ::-1]
+    return _cnn_jax_ref()(p, X)
+
+
+@mutant("lab07.5", "max-pooling with stride 1 (overlapping windows)")
+def _j_stride1(params, X):
+    import jax
+    import jax.numpy as jnp
+
+    p = params
+    dn = ("NHWC", "HWIO", "NHWC")
+    conv = lambda H, W, b: (
+        jax.lax.conv_general_dilated(H, W, (1, 1), "SAME", dimension_numbers=dn) + b
+    )  # noqa: E731
+    H = jax.nn.relu(conv(X, p["W1"], p["b1"]))
+    H = jax.lax.reduce_window(
+        H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 1, 1, 1), "VALID"
+    )
+    H = jax.nn.relu(conv(H, p["W2"], p["b2"]))
+    return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]
+
+
+@mutant("lab07.5", "'VALID' convolutions instead of 'SAME' (wrong padding)")
+def _j_valid(params, X):
+    import jax
+    import jax.numpy as jnp
+
+    p = params
+    dn = ("NHWC", "HWIO", "NHWC")
+    conv = lambda H, W, b: (
+        jax.lax.conv_general_dilated(H, W, (1, 1), "VALID", dimension_numbers=dn) + b
+    )  # noqa: E731
+    H = jax.nn.relu(conv(X, p["W1"], p["b1"]))
+    H = jax.lax.reduce_window(
+        H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
+    )
+    H = jax.nn.relu(
+        conv(jnp.pad(H, ((0, 0), (1, 1), (1, 1), (0, 0))), p["W2"], p["b2"])
+    )
+    return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]

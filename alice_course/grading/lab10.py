@@ -1,0 +1,476 @@
+"""Checks of lab 10 (chapter 10: a multi-view model with a transformer block).
+
+Exercises: scaled dot-product attention with a mask, the causal mask, multi-head
+attention from weight matrices, and a multi-view classifier that is invariant to the
+order of its views. Every check compares with PyTorch's own kernels
+(``torch.nn.functional.scaled_dot_product_attention``, ``torch.nn.MultiheadAttention``
+with the same weights) on seeded inputs chosen to expose the classic mistakes: n ≠ m
+and d ≠ dv (a transposed product fails loudly), a missing 1/√d, the softmax over the
+queries instead of the keys, a mask multiplied in or applied after the softmax, the
+book's printed causal mask (−∞ below the diagonal), heads split without a transpose.
+
+Book: §10.1.2-10.1.3 (lines 5098-5180), §10.2.1 (permutation equivariance), "From
+theory to practice" (lines 5566-5602); masks: §11.1.1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from alice_course.grading import _chain, _compare, mutant, register
+
+# --- 10.1: scaled dot-product attention with a mask ----------
+
+
+def _attention_ref():
+    import torch
+
+    def attention(Q, K, V, mask=None):
+        S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+        if mask is not None:
+            S = S.masked_fill(~mask, float("-inf"))
+        return torch.softmax(S, dim=-1) @ V
+
+    return attention
+
+
+@register(
+    "lab10.1", name="attention", exercise="10.1", points=3, reference=_attention_ref
+)
+def check_attention(attention: Callable) -> tuple[bool, str]:
+    """attention(Q, K, V, mask=None): Q (b, n, d), K (b, m, d), V (b, m, dv) torch
+    tensors; mask a boolean (n, m) tensor, True where attention is allowed."""
+    import torch
+    import torch.nn.functional as F
+
+    def case(n, m, d, dv, mask_kind, seed):
+        g = torch.Generator().manual_seed(seed)
+        Q, K, V = (
+            torch.randn(2, t, s, generator=g, dtype=torch.float64)
+            for t, s in ((n, d), (m, d), (m, dv))
+        )
+        Q = 3 * Q  # large enough scores that a missing 1/√d shows
+        mask = None
+        if mask_kind == "causal":
+            mask = torch.ones(n, m, dtype=torch.bool).tril()
+        elif mask_kind == "random":
+            mask = torch.rand(n, m, generator=g) < 0.6
+            mask[:, 0] = True
+        want = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask).numpy()
+        args = (Q.clone(), K.clone(), V.clone())
+        got = attention(*args) if mask is None else attention(*args, mask=mask.clone())
+        return lambda: _compare(
+            f"attention (n={n}, m={m}, d={d}, dv={dv}, mask: {mask_kind})",
+            got,
+            want,
+            rtol=1e-9,
+            atol=1e-10,
+        )
+
+    return _chain(
+        case(4, 6, 8, 3, "none", 0),
+        case(5, 5, 4, 4, "causal", 1),
+        case(5, 7, 8, 2, "random", 2),
+        ok="matches torch's scaled_dot_product_attention with and without masks",
+    )
+
+
+@mutant("lab10.1", "missing 1/√d")
+def _att_no_scale(Q, K, V, mask=None):
+    import torch
+
+    S = Q @ K.transpose(-2, -1)
+    if mask is not None:
+        S = S.masked_fill(~mask, float("-inf"))
+    return torch.softmax(S, dim=-1) @ V
+
+
+@mutant("lab10.1", "softmax over the wrong axis (the queries)")
+def _att_wrong_axis(Q, K, V, mask=None):
+    import torch
+
+    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = S.masked_fill(~mask, float("-inf"))
+    return torch.nan_to_num(torch.softmax(S, dim=-2)) @ V
+
+
+@mutant("lab10.1", "multiplicative mask (scores * mask)")
+def _att_mult_mask(Q, K, V, mask=None):
+    import torch
+
+    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = S * mask
+    return torch.softmax(S, dim=-1) @ V
+
+
+@mutant("lab10.1", "mask applied after the softmax")
+def _att_post_mask(Q, K, V, mask=None):
+    import torch
+
+    W = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1]), dim=-1)
+    if mask is not None:
+        W = W * mask
+    return W @ V
+
+
+# --- 10.2: the causal mask ----------
+
+
+def _causal_ref():
+    import torch
+
+    def causal_mask(n):
+        return torch.full((n, n), float("-inf")).triu(1)
+
+    return causal_mask
+
+
+@register(
+    "lab10.2", name="causal_mask", exercise="10.2", points=2, reference=_causal_ref
+)
+def check_causal_mask(causal_mask: Callable) -> tuple[bool, str]:
+    """causal_mask(n) -> (n, n) float tensor to ADD to the scores: 0 where token i may
+    see token j (j <= i), -inf (or a huge negative number) where it may not."""
+    from alice_lab.backend import to_numpy
+
+    def case(n):
+        def step():
+            M = np.asarray(to_numpy(causal_mask(n)), dtype=np.float64)
+            if M.shape != (n, n):
+                return (
+                    False,
+                    f"causal_mask({n}) has shape {M.shape}; expected ({n}, {n})",
+                )
+            lower = np.tril(np.ones((n, n), dtype=bool))
+            if not np.all(M[lower] == 0):
+                i, j = np.argwhere(lower & (M != 0))[0]
+                return False, (
+                    f"causal_mask({n})[{i}, {j}] = {M[i, j]}; token {i} may see token "
+                    f"{j} (j <= i), so the additive mask must be 0 there"
+                )
+            if n > 1 and not np.all(M[~lower] <= -1e9):
+                i, j = np.argwhere(~lower & (M > -1e9))[0]
+                return False, (
+                    f"causal_mask({n})[{i}, {j}] = {M[i, j]}; token {i} must not see "
+                    f"the later token {j}: the mask must be -inf there"
+                )
+            S = np.random.default_rng(n).standard_normal((n, n)) + M
+            S = S - S.max(1, keepdims=True)
+            W = np.exp(S) / np.exp(S).sum(1, keepdims=True)
+            return _compare(
+                f"softmax(S + causal_mask({n})), upper triangle",
+                np.triu(W, 1),
+                np.zeros((n, n)),
+                rtol=0,
+                atol=1e-300,
+            )
+
+        return step
+
+    return _chain(
+        case(1),
+        case(4),
+        case(7),
+        ok="additive: 0 on and below the diagonal, -inf above",
+    )
+
+
+@mutant("lab10.2", "multiplicative 0/1 mask (ones on and below the diagonal)")
+def _cm_mult(n):
+    import torch
+
+    return torch.ones(n, n).tril()
+
+
+@mutant("lab10.2", "the book's printed triangle (-inf below the diagonal)")
+def _cm_book(n):
+    import torch
+
+    return torch.full((n, n), float("-inf")).tril(-1)
+
+
+@mutant("lab10.2", "the diagonal masked too")
+def _cm_diag(n):
+    import torch
+
+    return torch.full((n, n), float("-inf")).triu(0)
+
+
+@mutant("lab10.2", "zeros instead of -inf (exp(0) = 1 masks nothing)")
+def _cm_zero(n):
+    import torch
+
+    return torch.zeros(n, n)
+
+
+# --- 10.3: multi-head attention ----------
+
+
+def _mha_ref():
+    import torch
+
+    def mha(x, params, heads, causal=False):
+        b, n, e = x.shape
+        k = params["Wq"].shape[1] // heads
+
+        def split(t):
+            return t.view(b, n, heads, -1).transpose(1, 2)
+
+        Q, K, V = (split(x @ params[w]) for w in ("Wq", "Wk", "Wv"))
+        S = Q @ K.transpose(-2, -1) / math.sqrt(k)
+        if causal:
+            S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+        H = torch.softmax(S, dim=-1) @ V
+        return H.transpose(1, 2).reshape(b, n, -1) @ params["Wo"]
+
+    return mha
+
+
+@register("lab10.3", name="mha", exercise="10.3", points=3, reference=_mha_ref)
+def check_mha(mha: Callable) -> tuple[bool, str]:
+    """mha(x, params, heads, causal=False): x (b, n, e); params Wq, Wk, Wv (e, h·k),
+    Wo (h·k, e), used as x @ W (the book's convention)."""
+    import torch
+
+    def case(e, heads, n, causal, seed):
+        torch.manual_seed(seed)
+        ref = torch.nn.MultiheadAttention(
+            e, heads, bias=False, batch_first=True, dtype=torch.float64
+        )
+        Wq, Wk, Wv = ref.in_proj_weight.detach().chunk(3)
+        params = {
+            "Wq": Wq.T.clone(),
+            "Wk": Wk.T.clone(),
+            "Wv": Wv.T.clone(),
+            "Wo": ref.out_proj.weight.detach().T.clone(),
+        }
+        x = 2 * torch.randn(3, n, e, dtype=torch.float64)
+        kw = {}
+        if causal:
+            kw = {
+                "attn_mask": torch.nn.Transformer.generate_square_subsequent_mask(
+                    n, dtype=torch.float64
+                ),
+                "is_causal": True,
+            }
+        want = ref(x, x, x, need_weights=False, **kw)[0].detach().numpy()
+        got = mha(x.clone(), params, heads, causal=causal)
+        return lambda: _compare(
+            f"mha (e={e}, heads={heads}, n={n}, causal={causal})",
+            got,
+            want,
+            rtol=1e-9,
+            atol=1e-10,
+        )
+
+    return _chain(
+        case(8, 2, 5, False, 0),
+        case(12, 3, 6, True, 1),
+        ok="equals torch.nn.MultiheadAttention with the same weights",
+    )
+
+
+@mutant("lab10.3", "heads split without the transpose (view(b, h, n, k))")
+def _mha_bad_split(x, params, heads, causal=False):
+    import torch
+
+    b, n, e = x.shape
+    Q, K, V = ((x @ params[w]).reshape(b, heads, n, -1) for w in ("Wq", "Wk", "Wv"))
+    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if causal:
+        S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+    H = torch.softmax(S, -1) @ V
+    return H.transpose(1, 2).reshape(b, n, -1) @ params["Wo"]
+
+
+@mutant("lab10.3", "scaled by 1/√e instead of 1/√(e/h)")
+def _mha_scale_e(x, params, heads, causal=False):
+    import torch
+
+    b, n, e = x.shape
+    Q, K, V = (
+        (x @ params[w]).view(b, n, heads, -1).transpose(1, 2)
+        for w in ("Wq", "Wk", "Wv")
+    )
+    S = Q @ K.transpose(-2, -1) / math.sqrt(e)
+    if causal:
+        S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+    H = torch.softmax(S, -1) @ V
+    return H.transpose(1, 2).reshape(b, n, -1) @ params["Wo"]
+
+
+@mutant("lab10.3", "output projection W_o forgotten")
+def _mha_no_wo(x, params, heads, causal=False):
+    import torch
+
+    b, n, e = x.shape
+    Q, K, V = (
+        (x @ params[w]).view(b, n, heads, -1).transpose(1, 2)
+        for w in ("Wq", "Wk", "Wv")
+    )
+    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if causal:
+        S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+    return (torch.softmax(S, -1) @ V).transpose(1, 2).reshape(b, n, -1)
+
+
+@mutant("lab10.3", "causal flag ignored")
+def _mha_no_causal(x, params, heads, causal=False):
+    return _mha_ref()(x, params, heads, causal=False)
+
+
+# --- 10.4: the multi-view model ----------
+
+
+def _multiview_ref():
+    import torch
+    from torch import nn
+
+    from alice_lab.transformer import TransformerBlock
+
+    class MultiViewModel(nn.Module):
+        def __init__(self, e=32, heads=4, n_classes=10):
+            super().__init__()
+            self.backbone = nn.Sequential(
+                nn.Conv2d(1, 16, 3, padding=1),
+                nn.ReLU(),
+                nn.Conv2d(16, 16, 3, padding=1),
+                nn.ReLU(),
+                nn.AdaptiveAvgPool2d(2),
+                nn.Flatten(),
+                nn.Linear(64, e),
+            )
+            self.block = TransformerBlock(e, heads)
+            self.head = nn.Linear(e, n_classes)
+
+        def forward(self, x):
+            b, v, h, w, c = x.shape
+            z = self.backbone(x.reshape(b * v, h, w, c).permute(0, 3, 1, 2))
+            H = self.block(z.reshape(b, v, -1))
+            return self.head(H.mean(dim=1))
+
+    _ = torch
+    return MultiViewModel
+
+
+@register(
+    "lab10.4",
+    name="MultiViewModel",
+    exercise="10.4",
+    points=4,
+    reference=_multiview_ref,
+)
+def check_multiview(MultiViewModel: Callable) -> tuple[bool, str]:
+    """MultiViewModel(e=32, heads=4, n_classes=10), an nn.Module mapping views
+    (b, v, 8, 8, 1) to logits (b, 10), for any v, invariant to the order of the
+    views."""
+    import torch
+
+    torch.manual_seed(0)
+    model = MultiViewModel(e=32, heads=4, n_classes=10).double().eval()
+    g = torch.Generator().manual_seed(1)
+    out = {}
+
+    def shapes():
+        for v in (1, 3, 5):
+            x = torch.rand(2, v, 8, 8, 1, generator=g, dtype=torch.float64)
+            y = model(x)
+            if tuple(y.shape) != (2, 10):
+                return False, (
+                    f"for views of shape {tuple(x.shape)} the output has shape "
+                    f"{tuple(y.shape)}; expected (2, 10)"
+                )
+            out[v] = (x, y)
+        return True, ""
+
+    def invariance():
+        x, y = out[5]
+        for perm in ([4, 3, 2, 1, 0], [1, 0, 2, 4, 3]):
+            with torch.no_grad():
+                yp = model(x[:, perm])
+            ok, msg = _compare(
+                f"model(x[:, {perm}]) (views reordered)",
+                yp,
+                y.detach().numpy(),
+                rtol=1e-9,
+                atol=1e-9,
+            )
+            if not ok:
+                return False, msg + " — the model must not depend on the views' order"
+        return True, ""
+
+    def views_interact():
+        # a transformer block lets views interact: the pooled output is not a plain
+        # average of per-view outputs
+        x, _ = out[3]
+        with torch.no_grad():
+            joint = model(x)
+            alone = torch.stack([model(x[:, [i]]) for i in range(3)]).mean(0)
+        gap = float((joint - alone).abs().max())
+        if gap < 1e-6:
+            return False, (
+                "the output for 3 views is the average of the outputs for each view "
+                "alone: nothing mixes the views (add the transformer block)"
+            )
+        return True, ""
+
+    return _chain(
+        shapes,
+        invariance,
+        views_interact,
+        ok="(b, v, 8, 8, 1) -> (b, 10) for v = 1, 3, 5; invariant to the "
+        "views' order; the views interact",
+    )
+
+
+def _mv_variant(kind: str):
+    import torch
+    from torch import nn
+
+    Base = _multiview_ref()
+
+    class Wrong(Base):
+        def __init__(self, e=32, heads=4, n_classes=10):
+            super().__init__(e, heads, n_classes)
+            self.pos = nn.Parameter(torch.randn(8, e))
+
+        def forward(self, x):
+            b, v, h, w, c = x.shape
+            z = self.backbone(x.reshape(b * v, h, w, c).permute(0, 3, 1, 2))
+            H = z.reshape(b, v, -1)
+            if kind == "pos":
+                H = H + self.pos[:v]
+            if kind != "baseline":
+                H = self.block(H)
+            if kind == "first":
+                return self.head(H[:, 0])
+            if kind == "axis":
+                return self.head(H.mean(dim=2))
+            return self.head(H.mean(dim=1))
+
+    return Wrong
+
+
+@mutant("lab10.4", "pools the first view only (H[:, 0])")
+def _mv_first(*a, **k):
+    return _mv_variant("first")(*a, **k)
+
+
+@mutant("lab10.4", "adds a learned embedding per view position")
+def _mv_pos(*a, **k):
+    return _mv_variant("pos")(*a, **k)
+
+
+@mutant("lab10.4", "mean over the feature axis instead of the views")
+def _mv_axis(*a, **k):
+    return _mv_variant("axis")(*a, **k)
+
+
+@mutant("lab10.4", "the averaging baseline (no transformer block)")
+def _mv_baseline(*a, **k):
+    return _mv_variant("baseline")(*a, **k)

@@ -1,0 +1,345 @@
+"""Checks of lab 11 (chapter 11: a ViT, a Mixer and a small GPT).
+
+Exercises: patch tokenisation of images (11.1), causal scaled dot-product attention
+(11.2), the Mixer block (11.3) and one decoding step with a KV cache (11.4). Every check
+compares with an independent computation (einops, torch's
+``scaled_dot_product_attention``, torch einsum) on seeded inputs chosen to expose the
+classic mistakes: non-square images and patch grids (patches in column-major order or
+features in (c, ph, pw) order fail), a head size other than 1 (a missing 1/√d fails),
+scores that are not symmetric (softmax over the wrong axis fails), n ≠ e (a token MLP
+on the wrong axis fails loudly) and several decoding steps in a row (a cache that is
+not appended to fails).
+
+Book: §11.1.1 (lines 5613-5629), §11.2.3 (5755-5771), §11.2.4 (5781-5823), §11.3
+(5859-5885), "From theory to practice" (5921-5941).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from alice_course.grading import _chain, _compare, mutant, register
+
+
+def _gelu(x):
+    from scipy.special import erf
+
+    return 0.5 * x * (1 + erf(x / np.sqrt(2)))
+
+
+def _softmax(S, axis=-1):
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+# --- 11.1 patches --------------------------------------------------------------------
+
+
+def _patchify_ref():
+    def patchify(x, p):
+        b, h, w, c = x.shape
+        x = x.reshape(b, h // p, p, w // p, p, c).transpose(0, 1, 3, 2, 4, 5)
+        return x.reshape(b, (h // p) * (w // p), p * p * c)
+
+    return patchify
+
+
+@register(
+    "lab11.1", name="patchify", exercise="11.1", points=2, reference=_patchify_ref
+)
+def check_patchify(patchify: Callable) -> tuple[bool, str]:
+    """patchify(x (b, h, w, c), p) -> (b, (h/p)(w/p), p·p·c), as einops'
+    'b (h ph) (w pw) c -> b (h w) (ph pw c)'."""
+    from einops import rearrange
+
+    def case(b, h, w, c, p, seed):
+        x = np.random.default_rng(seed).standard_normal((b, h, w, c))
+        want = rearrange(x, "b (h ph) (w pw) c -> b (h w) (ph pw c)", ph=p, pw=p)
+        return lambda: _compare(
+            f"patches of a {h}×{w}×{c} image with p={p}",
+            patchify(x.copy(), p),
+            want,
+            rtol=0,
+            atol=0,
+        )
+
+    return _chain(
+        case(2, 8, 8, 1, 2, 0),  # the digits' shape
+        case(3, 8, 12, 3, 4, 1),  # non-square, 3 channels
+        case(1, 6, 4, 2, 2, 2),
+        ok="patches in row-major order, each flattened as (ph, pw, c)",
+    )
+
+
+@mutant("lab11.1", "patches in the wrong (column-major) order")
+def _patch_column_major(x, p):
+    b, h, w, c = x.shape
+    x = x.reshape(b, h // p, p, w // p, p, c).transpose(0, 3, 1, 2, 4, 5)
+    return x.reshape(b, -1, p * p * c)
+
+
+@mutant("lab11.1", "features flattened as (c, ph, pw) (PyTorch's channel-first order)")
+def _patch_channel_first(x, p):
+    b, h, w, c = x.shape
+    x = x.reshape(b, h // p, p, w // p, p, c).transpose(0, 1, 3, 5, 2, 4)
+    return x.reshape(b, -1, p * p * c)
+
+
+@mutant("lab11.1", "plain reshape without the transpose (strips, not squares)")
+def _patch_reshape_only(x, p):
+    b, h, w, c = x.shape
+    return x.reshape(b, (h // p) * (w // p), p * p * c)
+
+
+# --- 11.2 causal attention -----------------------------------------------------------
+
+
+def _causal_ref():
+    def causal_attention(Q, K, V):
+        n, d = Q.shape
+        S = Q @ K.T / np.sqrt(d)
+        S = np.where(np.tri(n, dtype=bool), S, -np.inf)
+        return _softmax(S) @ V
+
+    return causal_attention
+
+
+@register(
+    "lab11.2",
+    name="causal_attention",
+    exercise="11.2",
+    points=3,
+    reference=_causal_ref,
+)
+def check_causal_attention(causal_attention: Callable) -> tuple[bool, str]:
+    """causal_attention(Q (n, d), K (n, d), V (n, v)) -> (n, v) with the additive
+    causal mask, as torch's scaled_dot_product_attention(..., is_causal=True)."""
+    import torch
+    import torch.nn.functional as F
+
+    def case(n, d, v, seed, scale=1.0):
+        r = np.random.default_rng(seed)
+        Q, K, V = (
+            scale * r.standard_normal((n, d)),
+            r.standard_normal((n, d)),
+            r.standard_normal((n, v)),
+        )
+        t = torch.as_tensor
+        want = F.scaled_dot_product_attention(t(Q), t(K), t(V), is_causal=True).numpy()
+        return lambda: _compare(
+            f"causal attention (n={n}, d={d}, scores ×{scale:g})",
+            causal_attention(Q.copy(), K.copy(), V.copy()),
+            want,
+            rtol=1e-7,
+            atol=1e-9,
+        )
+
+    return _chain(
+        case(5, 4, 3, 0),
+        case(7, 16, 2, 1),
+        case(6, 8, 4, 2, scale=1000.0),  # large scores: needs a stable softmax
+        ok="masked inside the softmax, scaled by 1/√d, rows over the keys",
+    )
+
+
+@mutant("lab11.2", "multiplicative causal mask after the softmax")
+def _mask_after_softmax(Q, K, V):
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    return (_softmax(S) * np.tri(len(Q))) @ V
+
+
+@mutant("lab11.2", "missing 1/√d scaling")
+def _no_scale(Q, K, V):
+    S = np.where(np.tri(len(Q), dtype=bool), Q @ K.T, -np.inf)
+    return _softmax(S) @ V
+
+
+@mutant("lab11.2", "softmax over the wrong axis (queries)")
+def _wrong_axis(Q, K, V):
+    S = np.where(np.tri(len(Q), dtype=bool), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
+    return _softmax(S, axis=0) @ V
+
+
+@mutant("lab11.2", "the book's literal mask QKᵀ ⊙ M (−∞ below the diagonal, 1 above)")
+def _literal_mask(Q, K, V):
+    M = np.where(np.tri(len(Q), k=-1) > 0, -np.inf, 1.0)
+    with np.errstate(invalid="ignore"):
+        return _softmax(Q @ K.T * M / np.sqrt(Q.shape[1])) @ V
+
+
+@mutant("lab11.2", "unstable softmax (no max subtracted)")
+def _unstable(Q, K, V):
+    S = np.where(np.tri(len(Q), dtype=bool), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        E = np.exp(S)
+        return (E / E.sum(1, keepdims=True)) @ V
+
+
+# --- 11.3 Mixer block ----------------------------------------------------------------
+
+
+def _mixer_ref():
+    def mixer_block(H, token_mlp, channel_mlp):
+        def mlp(A, p):
+            return _gelu(A @ p["W1"]) @ p["W2"]
+
+        H = mlp(H, channel_mlp) + H
+        return (mlp(H.T, token_mlp) + H.T).T
+
+    return mixer_block
+
+
+@register(
+    "lab11.3", name="mixer_block", exercise="11.3", points=2, reference=_mixer_ref
+)
+def check_mixer_block(mixer_block: Callable) -> tuple[bool, str]:
+    """mixer_block(H (n, e), token_mlp {W1 (n, p), W2 (p, n)}, channel_mlp {W1 (e, q),
+    W2 (q, e)}) -> (n, e): channel MLP + residual, then token MLP on Hᵀ + residual."""
+    import torch
+
+    def case(n, e, seed):
+        r = np.random.default_rng(seed)
+        tok = {"W1": r.standard_normal((n, 6)) / 2, "W2": r.standard_normal((6, n)) / 2}
+        ch = {"W1": r.standard_normal((e, 5)) / 2, "W2": r.standard_normal((5, e)) / 2}
+        H = r.standard_normal((n, e))
+        t, g = torch.as_tensor, torch.nn.functional.gelu
+        H1 = torch.einsum("np,pe->ne", g(t(H) @ t(ch["W1"])), t(ch["W2"])) + t(H)
+        H2 = torch.einsum("eq,qn->ne", g(H1.T @ t(tok["W1"])), t(tok["W2"])) + H1
+        return lambda: _compare(
+            f"Mixer block on H ({n}, {e})",
+            mixer_block(H.copy(), tok, ch),
+            H2.numpy(),
+            rtol=1e-7,
+            atol=1e-9,
+        )
+
+    return _chain(
+        case(6, 4, 0),
+        case(
+            5, 5, 1
+        ),  # square: a token MLP applied on the wrong axis has the right shape
+        ok="channel MLP, then token MLP on the transpose, each with its residual",
+    )
+
+
+@mutant("lab11.3", "token MLP applied to H instead of Hᵀ (wrong axis)")
+def _mixer_wrong_axis(H, token_mlp, channel_mlp):
+    def mlp(A, p):
+        return _gelu(A @ p["W1"]) @ p["W2"]
+
+    H = mlp(H, channel_mlp) + H
+    return mlp(H, token_mlp) + H
+
+
+@mutant("lab11.3", "residual connections missing")
+def _mixer_no_residual(H, token_mlp, channel_mlp):
+    def mlp(A, p):
+        return _gelu(A @ p["W1"]) @ p["W2"]
+
+    return mlp(mlp(H, channel_mlp).T, token_mlp).T
+
+
+@mutant("lab11.3", "token mixing first, then channel mixing")
+def _mixer_swapped(H, token_mlp, channel_mlp):
+    def mlp(A, p):
+        return _gelu(A @ p["W1"]) @ p["W2"]
+
+    H = (mlp(H.T, token_mlp) + H.T).T
+    return mlp(H, channel_mlp) + H
+
+
+# --- 11.4 a decoding step with a KV cache --------------------------------------------
+
+
+def _kv_ref():
+    def cached_attention_step(q, k, v, cache):
+        cache["K"] = (
+            k[None] if "K" not in cache else np.concatenate([cache["K"], k[None]])
+        )
+        cache["V"] = (
+            v[None] if "V" not in cache else np.concatenate([cache["V"], v[None]])
+        )
+        w = _softmax(cache["K"] @ q / np.sqrt(len(q)))
+        return w @ cache["V"]
+
+    return cached_attention_step
+
+
+@register(
+    "lab11.4",
+    name="cached_attention_step",
+    exercise="11.4",
+    points=3,
+    reference=_kv_ref,
+)
+def check_cached_attention_step(step: Callable) -> tuple[bool, str]:
+    """cached_attention_step(q (d,), k (d,), v (dv,), cache: dict) -> (dv,): append k, v
+    to cache["K"] (t, d) and cache["V"] (t, dv), attend with q over all t tokens."""
+    import torch
+    import torch.nn.functional as F
+
+    def case(n, d, dv, seed):
+        r = np.random.default_rng(seed)
+        Q, K, V = (
+            r.standard_normal((n, d)),
+            r.standard_normal((n, d)),
+            r.standard_normal((n, dv)),
+        )
+        t = torch.as_tensor
+        want = F.scaled_dot_product_attention(t(Q), t(K), t(V), is_causal=True).numpy()
+
+        def run():
+            cache: dict = {}
+            rows = [
+                step(Q[i].copy(), K[i].copy(), V[i].copy(), cache) for i in range(n)
+            ]
+            ok, msg = _compare(
+                f"outputs of {n} cached decoding steps (d={d})",
+                np.stack([np.asarray(x) for x in rows]),
+                want,
+                rtol=1e-7,
+                atol=1e-9,
+            )
+            if ok and np.shape(cache.get("K")) != (n, d):
+                return (
+                    False,
+                    f"cache['K'] has shape {np.shape(cache.get('K'))}; "
+                    f"expected {(n, d)}",
+                )
+            return ok, msg
+
+        return run
+
+    return _chain(
+        case(6, 4, 3, 0),
+        case(5, 9, 2, 1),
+        ok="each step appends one key and value and attends over the whole cache",
+    )
+
+
+@mutant("lab11.4", "attends before appending (misses the current token)")
+def _kv_before_append(q, k, v, cache):
+    if "K" not in cache:
+        cache["K"], cache["V"] = k[None], v[None]
+        return v
+    w = _softmax(cache["K"] @ q / np.sqrt(len(q)))
+    out = w @ cache["V"]
+    cache["K"] = np.concatenate([cache["K"], k[None]])
+    cache["V"] = np.concatenate([cache["V"], v[None]])
+    return out
+
+
+@mutant("lab11.4", "cache overwritten instead of appended")
+def _kv_overwrite(q, k, v, cache):
+    cache["K"], cache["V"] = k[None], v[None]
+    w = _softmax(cache["K"] @ q / np.sqrt(len(q)))
+    return w @ cache["V"]
+
+
+@mutant("lab11.4", "missing 1/√d scaling")
+def _kv_no_scale(q, k, v, cache):
+    cache["K"] = k[None] if "K" not in cache else np.concatenate([cache["K"], k[None]])
+    cache["V"] = v[None] if "V" not in cache else np.concatenate([cache["V"], v[None]])
+    return _softmax(cache["K"] @ q) @ cache["V"]
