@@ -202,13 +202,16 @@ class EarlyStopping:
     """Early stopping on a validation metric, with rollback to the best weights.
 
     ``step(score, weights)`` after each epoch (epochs count from 1) returns ``True``
-    when training should stop. ``rule="best"`` (default, the usual one): stop when the
-    best score has not improved for ``patience`` epochs; the best epoch is then ``t -
-    k``, which is where the book rolls back. ``rule="book"``: the printed test "stop if
-    a_t ≤ a_i for every i = t-1, ..., t-k" (the current epoch is no better than each of
-    the previous k), which can miss a plateau (erratum, lines 4397-4399). ``mode="max"``
-    for accuracies/F1, ``"min"`` for losses. ``best_weights`` is a deep
-    copy (torch ``state_dict`` tensors are cloned).
+    when training should stop; ``best_epoch`` and ``best_weights`` are the epoch to roll
+    back to, always the best one so far. ``rule="best"`` (default, the usual one): stop
+    when the best score has not improved for ``patience`` = k epochs; the best epoch is
+    then t − k, the epoch the book rolls back to. ``rule="book"``: the printed test
+    "stop if a_t ≤ a_i for every i = t−1, ..., t−k" (the current epoch is no better than
+    each of the previous k). Under that test the best epoch need not be t − k (on
+    [.5, .6, .8, .7, .6] with k = 3 it fires at t = 5, the best epoch is 3 and t − k = 2
+    scored only .6), so the book's rollback to t − k fits only the usual rule (erratum
+    E9-06, lines 4397-4399). ``mode="max"`` for accuracies/F1, ``"min"`` for losses.
+    ``best_weights`` is a deep copy (torch ``state_dict`` tensors are cloned).
     """
 
     def __init__(self, patience: int, *, mode: str = "max", rule: str = "best"):

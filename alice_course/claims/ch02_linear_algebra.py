@@ -771,17 +771,28 @@ def _e2_03() -> str:
     erratum=r"$\mathbf{X}\sim $(a,b)",
 )
 def _e2_05() -> str:
+    from alice_lab.linalg import matmul_naive
     from alice_lab.tensors import check_shape
 
-    X, Y = np.zeros((2, 3)), np.zeros((3, 4))
+    # the slip is typographic; what the corrected line says is checkable: a, b, c are
+    # sizes, b must be shared, and Z ~ (a, c) holds the row-by-column dot products
+    rng = _rng(205)
+    X, Y = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
     bound = check_shape(X, ("a", "b"), "X")
     bound = check_shape(Y, ("b", "c"), "Y", bound=bound)
     assert bound == {"a": 2, "b": 3, "c": 4}, bound
-    assert (X @ Y).shape == (bound["a"], bound["c"])
-    try:
-        check_shape(np.zeros((5, 4)), ("b", "c"), "Y", bound={"a": 2, "b": 3})
-    except ValueError:
-        pass
-    else:
-        raise AssertionError("check_shape accepted Y ~ (5, 4) with b = 3")
-    return f"X ~ (a, b), Y ~ (b, c) bind {bound}"
+    Z, flops = matmul_naive(X, Y, count_flops=True)
+    ref = np.einsum("ab,bc->ac", X, Y)
+    assert Z.shape == (bound["a"], bound["c"]) and _maxerr(Z, ref) < 1e-12
+    assert flops == 2 * 3 * 4, flops
+    for bad in (
+        lambda: check_shape(np.zeros((5, 4)), ("b", "c"), "Y", bound={"a": 2, "b": 3}),
+        lambda: matmul_naive(X, np.zeros((5, 4))),
+    ):
+        try:
+            bad()
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("Y ~ (5, 4) accepted after X ~ (2, 3) bound b = 3")
+    return f"X ~ (a, b), Y ~ (b, c) bind {bound}; Z = XY matches einsum, {flops} flops"

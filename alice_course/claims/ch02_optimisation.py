@@ -28,16 +28,41 @@ from alice_course.claims._helpers import _maxerr, _np, _rng
     equation="eq:optimization",
 )
 def _c2_45() -> str:
+    from scipy.optimize import minimize_scalar
+
+    from alice_lab.optim import gradient_descent
     from alice_lab.testfuncs import quad_1d, xsin2x
 
+    # arg max (−f) on a grid of the library's f, against SciPy's bounded minimiser of
+    # the closed form f and against gradient *ascent* on −f (x ← x + η ∇(−f)).
+    closed = {
+        "x²−1.5x": lambda x: x * x - 1.5 * x,
+        "x sin 2x": lambda x: x * np.sin(2 * x),
+    }
+    dclosed = {
+        "x²−1.5x": lambda x: 2 * x - 1.5,
+        "x sin 2x": lambda x: np.sin(2 * x) + 2 * x * np.cos(2 * x),
+    }
     xs = np.linspace(-3, 3, 6001)
     found = {}
     for name, f in {"x²−1.5x": quad_1d, "x sin 2x": xsin2x}.items():
-        y = f(xs)
-        assert np.argmin(y) == np.argmax(-y), name
-        found[name] = float(xs[np.argmin(y)])
+        neg = -_np(f(xs))
+        x_max = float(xs[np.argmax(neg)])
+        ref = minimize_scalar(
+            closed[name], bounds=(0, 3), method="bounded", options={"xatol": 1e-9}
+        )
+        # x sin 2x is even: its two global minima sit at ±x*
+        assert abs(abs(x_max) - abs(ref.x)) < 2e-3, (name, x_max, ref.x)
+        assert abs(float(neg.max()) + ref.fun) < 1e-5, (name, neg.max(), ref.fun)
+        # ascent on −f: its gradient is −f′, so the step is x − η f′(x), from near ref.x
+        x0 = np.asarray(ref.x + 0.2)
+        up = gradient_descent(lambda x, g=dclosed[name]: g(x), x0, lr=0.05, steps=2000)
+        assert abs(float(_np(up.x)) - ref.x) < 1e-6, (name, up.x, ref.x)
+        found[name] = x_max
     assert abs(found["x²−1.5x"] - 0.75) < 1e-3, found
-    return ", ".join(f"argmin {k} = {v:.3f}" for k, v in found.items())
+    return ", ".join(f"arg max −({k}) = {v:.3f}" for k, v in found.items()) + (
+        " (= SciPy's arg min)"
+    )
 
 
 @claim(
@@ -498,15 +523,28 @@ def _iters_to(grad_norms: np.ndarray, tol: float) -> np.ndarray:
     section="2.3.2",
     lines=(1098, 1098),
     statement="Momentum can speed up gradient descent: with η = 0.01 and λ = 0.3 the "
-    "median number of iterations to ‖∇f‖ < 10⁻⁶ over the lab's 10 × 10 "
-    "starts drops from 1709 to 1189 (≈ 1/(1 − λ)); it is no guarantee (on x "
-    "sin 2x with η = 0.1 momentum is slower).",
+    "median number of iterations to ‖∇f‖ < 10⁻⁶ over the lab's 10 × 10 starts drops "
+    "by about 1/(1 − λ) ≈ 1.43, the factor by which momentum lengthens a steady step "
+    "(the update is PyTorch's SGD with momentum); it is no guarantee (on x sin 2x with "
+    "η = 0.1 momentum is slower).",
 )
 def _c2_58() -> str:
+    import torch
+
     from alice_lab.optim import gradient_descent
     from alice_lab.testfuncs import alice2d_grad, dxsin2x
 
     X0 = _grid_starts()
+    # the update against PyTorch's SGD(momentum=λ, dampening=0): v ← λv + ∇f, x ← x − ηv
+    xt = torch.tensor(X0[:7], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.SGD([xt], lr=0.01, momentum=0.3)
+    for _ in range(40):
+        opt.zero_grad()
+        xt.grad = torch.from_numpy(_alice2d_grad_ref(xt.detach().numpy()))
+        opt.step()
+    ours = gradient_descent(alice2d_grad, X0[:7], lr=0.01, momentum=0.3, steps=40)
+    err = _maxerr(ours.x, xt.detach())
+    assert err < 1e-12, f"momentum path differs from torch.optim.SGD by {err:.1e}"
     med = {}
     for lam in (0.0, 0.3):
         res = gradient_descent(alice2d_grad, X0, lr=0.01, momentum=lam, steps=3000)
@@ -515,8 +553,8 @@ def _c2_58() -> str:
             f"λ={lam}: {int((its < 0).sum())} starts did not converge"
         )
         med[lam] = float(np.median(its))
-    assert med[0.3] < med[0.0], f"medians {med}"
-    assert abs(med[0.0] - 1709) <= 5 and abs(med[0.3] - 1189) <= 5, f"medians {med}"
+    ratio = med[0.0] / med[0.3]
+    assert abs(ratio - 1 / (1 - 0.3)) < 0.05 * (1 / (1 - 0.3)), f"medians {med}"
     one_d = {}
     for eps, eta in ((0.01, 0.01), (0.1, 0.1)):
         for lam in (0.0, 0.3):
@@ -530,7 +568,7 @@ def _c2_58() -> str:
     assert one_d[(0.1, 0.1, 0.3)] > one_d[(0.1, 0.1, 0.0)], one_d
     return (
         f"2-D medians GD {med[0.0]:.0f} vs momentum {med[0.3]:.0f} "
-        f"(ratio {med[0.0] / med[0.3]:.2f}); x sin 2x: η=0.01 "
+        f"(ratio {ratio:.2f}, 1/(1 − λ) = {1 / 0.7:.2f}); x sin 2x: η=0.01 "
         f"{one_d[(0.01, 0.01, 0.0)]} vs {one_d[(0.01, 0.01, 0.3)]}, η=0.1 "
         f"{one_d[(0.1, 0.1, 0.0)]} vs {one_d[(0.1, 0.1, 0.3)]}"
     )

@@ -24,16 +24,31 @@ from alice_course.claims._helpers import _maxerr, _np, _rng
     "C4-27",
     section="4.2",
     lines=(1594, 1606),
-    statement="Regressing on the class index and rounding maps 1.3 to class 1 and 3.7 "
-    "to class 4; careful: Python and NumPy round halves to even (2.5 → 2), floor(x + "
-    "½) rounds them up.",
+    statement="Regressing on the class index and rounding (1.3 → class 1, 3.7 → "
+    "class 4) imposes a spurious order on the classes: three clusters along a line "
+    "are all classified right when their indices follow the line, and not when two "
+    "labels are swapped, although the data are the same.",
 )
 def _c4_27() -> str:
-    assert round(1.3) == 1 and round(3.7) == 4
-    assert np.round(1.3) == 1 and np.round(3.7) == 4
-    assert round(2.5) == 2 and np.round(2.5) == 2 and np.round(3.5) == 4
-    assert math.floor(2.5 + 0.5) == 3
-    return "round(1.3) = 1, round(3.7) = 4; round(2.5) = 2 but floor(2.5 + ½) = 3"
+    from alice_lab.linear import least_squares
+
+    assert np.rint(1.3) == 1 and np.rint(3.7) == 4  # the book's two examples
+    rng = _rng(27)
+    x = np.repeat([0.0, 1.0, 2.0], 30) + 0.1 * rng.standard_normal(90)
+    X = np.stack([x, np.ones_like(x)], 1)
+    acc = {}
+    for order in ((1, 2, 3), (1, 3, 2)):
+        y = np.repeat(np.asarray(order, dtype=float), 30)
+        w = _np(least_squares(X, y))
+        ref = np.linalg.lstsq(X, y, rcond=None)[0]
+        assert _maxerr(w, ref) < 1e-10, (order, w, ref)
+        pred = np.clip(np.rint(X @ w), 1, 3)
+        acc[order] = float(np.mean(pred == y))
+    assert acc[(1, 2, 3)] == 1.0 and acc[(1, 3, 2)] <= 2 / 3, acc
+    return (
+        f"labels in line order: accuracy {acc[(1, 2, 3)]:.2f}; two labels swapped: "
+        f"{acc[(1, 3, 2)]:.2f}"
+    )
 
 
 @claim(
@@ -637,15 +652,27 @@ def _e4_10() -> str:
     "the second stays finite for large ones.",
 )
 def _c4_51() -> str:
+    import torch
+    import torch.nn.functional as F
+
     from alice_lab.functional import softmax
     from alice_lab.losses import cross_entropy, cross_entropy_probs
 
     rng = _rng(51)
     Z, y = rng.normal(size=(25, 4)) * 3, rng.integers(0, 4, size=25)
+    Zt, yt = torch.from_numpy(Z), torch.from_numpy(y)
+    ref = float(F.cross_entropy(Zt, yt))
     a, b = float(cross_entropy_probs(softmax(Z), y)), float(cross_entropy(Z, y))
-    assert abs(a - b) < 1e-13, (a, b)
+    assert abs(a - ref) < 1e-12 and abs(b - ref) < 1e-12, (a, b, ref)
     big = Z * 400
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         via_probs = float(cross_entropy_probs(softmax(big), y))
-    assert np.isinf(via_probs) and np.isfinite(float(cross_entropy(big, y)))
-    return f"{a:.6f} both ways; logits × 400: inf via probabilities, finite from logits"
+    ref_probs = float(F.nll_loss(torch.log(torch.softmax(400 * Zt, -1)), yt))
+    ref_big = float(F.cross_entropy(400 * Zt, yt))
+    from_logits = float(cross_entropy(big, y))
+    assert np.isinf(via_probs) and np.isinf(ref_probs), (via_probs, ref_probs)
+    assert abs(from_logits - ref_big) < 1e-9 * ref_big, (from_logits, ref_big)
+    return (
+        f"{b:.6f} both ways (torch {ref:.6f}); logits × 400: inf via probabilities "
+        f"(torch too), {from_logits:.1f} from logits (torch {ref_big:.1f})"
+    )

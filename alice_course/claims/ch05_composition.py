@@ -142,6 +142,8 @@ def _c5_03() -> str:
     equation="E.5.1-E.5.2",
 )
 def _c5_04() -> str:
+    import torch
+
     from alice_lab.layers import collapse_linear, mlp_forward, mlp_init
 
     rng = _rng(504)
@@ -151,12 +153,27 @@ def _c5_04() -> str:
     assert abs(w2 @ (W1 @ x + b1) + b2 - (A @ x + c)) < 1e-12
     params = mlp_init([5, 9, 2, 7, 4], seed=504, scheme="glorot")
     X = rng.standard_normal((50, 5))
+    # reference: torch's Linear layers in sequence (torch stores W transposed)
+    net = torch.nn.Sequential(
+        *(torch.nn.Linear(*p["W"].shape).double() for p in params)
+    )
+    with torch.no_grad():
+        for lin, p in zip(net, params, strict=True):
+            lin.weight.copy_(torch.from_numpy(np.asarray(p["W"]).T))
+            lin.bias.copy_(torch.from_numpy(np.asarray(p["b"])))
+        ref = net(torch.from_numpy(X)).numpy()
+    err_chain = _maxerr(mlp_forward(params, X, phi=None), ref)
+    assert err_chain < 1e-12, err_chain
     one = collapse_linear(params)
-    err = _maxerr(mlp_forward(params, X, phi=None), X @ _np(one["W"]) + _np(one["b"]))
-    assert err < 1e-12, err
+    W_ref = np.linalg.multi_dot([np.asarray(p["W"]) for p in params])
+    err = _maxerr(X @ _np(one["W"]) + _np(one["b"]), ref)
+    assert _maxerr(one["W"], W_ref) < 1e-12 and err < 1e-12, err
     rank = np.linalg.matrix_rank(_np(one["W"]))
     assert rank == 2, f"rank {rank} (narrowest width 2)"
-    return f"4 linear layers = one (5, 4) layer (error {err:.0e}), rank {rank}"
+    return (
+        f"4 linear layers = one (5, 4) layer (error {err:.0e} against torch's "
+        f"Sequential), rank {rank}"
+    )
 
 
 @claim(

@@ -112,16 +112,34 @@ def _c7_04() -> str:
     section="7.1.1",
     lines=(3282, 3288),
     statement="On a 4-pixel image with one channel the fully-connected layer is a "
-    "dense "
-    "4×4 matrix: every output depends on every input (16 weights).",
+    "dense 4×4 matrix: its Jacobian is W itself, so every output depends on every "
+    "input (16 weights).",
 )
 def _c7_05() -> str:
     import torch
 
+    from alice_lab.layers import fully_connected
+
+    # the book's h = W x on 4 one-channel pixels; fully_connected computes x Wᵀ row-wise
+    W = _rng(705).standard_normal((4, 4))
+
+    def layer(x):
+        return np.asarray(fully_connected(x[None, :], W.T, np.zeros(4), phi=None))[0]
+
+    x0, eps = _rng(7).standard_normal(4), 1e-6
+    J = np.stack(
+        [(layer(x0 + eps * e) - layer(x0 - eps * e)) / (2 * eps) for e in np.eye(4)], 1
+    )
     lin = torch.nn.Linear(4, 4, bias=False).double()
-    J = torch.autograd.functional.jacobian(lin, torch.ones(4, dtype=torch.float64))
-    assert J.shape == (4, 4) and int((J != 0).sum()) == 16
-    return "Jacobian of nn.Linear(4, 4): 16 non-zeros out of 16"
+    with torch.no_grad():
+        lin.weight.copy_(torch.from_numpy(W))
+    J_torch = torch.autograd.functional.jacobian(lin, torch.from_numpy(x0)).numpy()
+    err = max(_maxerr(J, W), _maxerr(J, J_torch))
+    assert err < 1e-8 and int((np.abs(J) > 1e-8).sum()) == 16, (err, J)
+    return (
+        f"finite-difference Jacobian of fully_connected on 4 pixels = W = torch's "
+        f"(error {err:.0e}), 16 of 16 entries non-zero"
+    )
 
 
 @claim(

@@ -397,16 +397,37 @@ def _c10_14() -> str:
     erratum="W_q ~ (k, e), W_k ~ (k, e), W_v ~ (v, e)",
 )
 def _e10_02() -> str:
-    n, e, k = 4, 6, 3
-    X = np.ones((n, e))
-    assert (X @ np.ones((e, k))).shape == (n, k)
+    import torch
+    import torch.nn.functional as F
+
+    from alice_lab.attention import mha_init, self_attention
+
+    n, e, k, v = 5, 6, 3, 4
+    rng = _rng(1002)
+    X = rng.standard_normal((n, e))
+    Wq, Wk, Wv = (rng.standard_normal(s) for s in ((e, k), (e, k), (e, v)))
+    # E.10.5 writes k_i = W_kᵀ x_i: row i of X W_k, which needs W_k ~ (e, k)
+    assert _maxerr(np.stack([Wk.T @ X[i] for i in range(n)]), X @ Wk) < 1e-12
+    # E.10.11 with the (e, k) shapes, against torch's attention kernel
+    t = [torch.from_numpy(M) for M in (X @ Wq, X @ Wk, X @ Wv)]
+    ref = F.scaled_dot_product_attention(*t).numpy()
+    err = _maxerr(self_attention(X, Wq, Wk, Wv), ref)
+    assert err < 1e-12, err
+    # the printed (k, e), (k, e), (v, e) do not fit X ~ (n, e) when k, v ≠ e
     try:
-        X @ np.ones((k, e))
+        self_attention(X, Wq.T, Wk.T, Wv.T)
     except ValueError:
         pass
     else:
-        raise AssertionError("X @ W with W (k, e) should not be defined for k != e")
-    return "X (4, 6) @ W (6, 3) works; X @ W (3, 6) is undefined"
+        raise AssertionError("self_attention accepted W ~ (k, e), (k, e), (v, e)")
+    p = mha_init(e, 1, k=k, v=v)
+    count = sum(p[name].size for name in ("Wq", "Wk", "Wv"))
+    assert count == 2 * k * e + v * e, count
+    assert [p[w].shape for w in ("Wq", "Wk", "Wv")] == [(e, k), (e, k), (e, v)]
+    return (
+        f"SA with W (e, k), (e, k), (e, v) = torch's kernel ({err:.0e}); (k, e) "
+        f"weights rejected; {count} = 2ke + ve parameters"
+    )
 
 
 # =====================================================================================

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from alice_course.claims import claim
-from alice_course.claims._helpers import _maxerr, _rng
+from alice_course.claims._helpers import _maxerr, _np, _rng
 
 
 def _er(n=12, p=0.3, seed=0):
@@ -60,26 +60,66 @@ def _jac_pattern(A, k, seed=0):
     "C12-18",
     section="12.2.2",
     lines=(6085, 6133),
-    statement="GC, GAT, GATv2, GraphConv and MPNN layers are permutation equivariant: "
-    "f(PX, PAPᵀ) = P f(X, A), with or without bias.",
+    statement="GC (with or without bias), GAT, GATv2, GraphConv and MPNN layers (sum, "
+    "mean and max aggregation) are permutation equivariant: f(PX, PAPᵀ) = P f(X, A).",
 )
 def _c12_18() -> str:
     from alice_lab import graphs as g
 
     A = _er(10, 0.35, 1)
     r = _rng(1)
-    X, W, b, V1, a1, V2, a2 = _normals(r, (10, 4), (4, 3), 3, (4, 5), 10, (8, 5), 5)
-    layers = [
-        lambda A, X: g.gcn_layer(g.normalized_adjacency(A), X, W, b, activation="relu"),
-        lambda A, X: g.gat_layer(A, X, W, V1, a1),
-        lambda A, X: g.gat_layer(A, X, W, V2, a2, version=2),
-        lambda A, X: g.graphconv_layer(A, X, W, W),
-    ]
+    X, W, b, V1, a1, V2, a2, M = _normals(
+        r, (10, 4), (4, 3), 3, (4, 5), 10, (8, 5), 5, (8, 3)
+    )
+
+    def edges(A):  # (2, m): sources j in row 0, targets i in row 1, NumPy's order
+        i, j = np.nonzero(A)
+        return np.stack([j, i])
+
+    def mpnn(A, X, aggr):
+        msg = lambda xi, xj, e: np.concatenate([xj, xj - xi], 1) @ M  # noqa: E731
+        return g.message_passing(X, edges(A), msg, aggr=aggr)
+
+    layers = {
+        "GC + bias": lambda A, X: g.gcn_layer(
+            g.normalized_adjacency(A), X, W, b, activation="relu"
+        ),
+        "GC": lambda A, X: g.gcn_layer(g.normalized_adjacency(A), X, W),
+        "GAT": lambda A, X: g.gat_layer(A, X, W, V1, a1),
+        "GATv2": lambda A, X: g.gat_layer(A, X, W, V2, a2, version=2),
+        "GraphConv": lambda A, X: g.graphconv_layer(A, X, W, W),
+        **{
+            f"MPNN {a}": (lambda A, X, a=a: mpnn(A, X, a))
+            for a in ("sum", "mean", "max")
+        },  # noqa: E501
+    }
+    # the GC layer against its closed form ReLU(D̃^-1/2 (A + I) D̃^-1/2 (X W + b))
+    At = A + np.eye(10)
+    d = At.sum(1) ** -0.5
+    ref = np.maximum((d[:, None] * At * d[None, :]) @ (X @ W + b), 0)
+    err_gc = _maxerr(layers["GC + bias"](A, X), ref)
+    assert err_gc < 1e-12, err_gc
+    # the sum-MPNN against a loop over each node's neighbours
+    ref = np.stack(
+        [
+            sum(
+                (np.concatenate([X[j], X[j] - X[i]]) @ M for j in np.flatnonzero(A[i])),
+                np.zeros(3),
+            )
+            for i in range(10)
+        ]
+    )
+    err_mp = _maxerr(layers["MPNN sum"](A, X), ref)
+    assert err_mp < 1e-12, err_mp
     perm = r.permutation(10)
     P = np.eye(10)[perm]
-    errs = [_maxerr(f(P @ A @ P.T, P @ X), P @ f(A, X)) for f in layers]
-    assert max(errs) < 1e-12, errs
-    return f"4 layers, explicit P matrices: max error {max(errs):.0e}"
+    errs = {k: _maxerr(f(P @ A @ P.T, P @ X), P @ f(A, X)) for k, f in layers.items()}
+    assert max(errs.values()) < 1e-12, errs
+    return (
+        f"{len(layers)} layers (GC with/without bias, GAT, GATv2, GraphConv, MPNN "
+        f"sum/mean/max), explicit P: max error {max(errs.values()):.0e}; GC = closed "
+        f"form ({err_gc:.0e}), MPNN = neighbour loop ({err_mp:.0e})"
+    )
 
 
 @claim(
@@ -255,19 +295,30 @@ def _c12_26() -> str:
 def _c12_27() -> str:
     from scipy.special import expit
 
+    from alice_lab.functional import sigmoid
     from alice_lab.graphs import gcn_layer, normalized_adjacency
 
     A = _er(10, 0.3, 8)
     r = _rng(8)
     X, W = _normals(r, (10, 3), (3, 4))
     H = gcn_layer(normalized_adjacency(A), X, W)
-    S = expit(H @ H.T)
+    # the embeddings against the closed form D̃^-1/2 (A + I) D̃^-1/2 X W
+    At = A + np.eye(10)
+    d = At.sum(1) ** -0.5
+    err_h = _maxerr(H, (d[:, None] * At * d[None, :]) @ X @ W)
+    # the edge head σ(H_i ᵀH_j) with the library's sigmoid, against SciPy's
+    S = _np(sigmoid(H @ H.T))
+    err_s = _maxerr(S, expit(H @ H.T))
+    assert err_h < 1e-12 and err_s < 1e-15, (err_h, err_s)
+    assert np.all((S > 0) & (S < 1)) and _maxerr(S, S.T) == 0
+    # the mean readout of the permuted graph, through the whole layer
     p = r.permutation(10)
     Hp = gcn_layer(normalized_adjacency(A[p][:, p]), X[p], W)
     err = _maxerr(Hp.mean(0), H.mean(0))
-    assert np.all((S > 0) & (S < 1)) and np.allclose(S, S.T) and err < 1e-14
+    assert err < 1e-14, err
     return (
-        f"edge scores in ({S.min():.3f}, {S.max():.3f}), symmetric; readout ({err:.0e})"
+        f"GC embeddings = closed form ({err_h:.0e}); edge scores = SciPy's expit, in "
+        f"({S.min():.3f}, {S.max():.3f}), symmetric; readout invariant ({err:.0e})"
     )
 
 
@@ -555,17 +606,40 @@ def _c12_37() -> str:
 def _c12_38() -> str:
     import networkx as nx
 
-    from alice_lab.graphs import graph_transformer, init_graph_transformer
+    from alice_lab.graphs import (
+        graph_transformer,
+        init_graph_transformer,
+        random_walk_pe,
+    )
 
     X = _rng(15).standard_normal((6, 4))
     A1, A2 = (nx.to_numpy_array(G) for G in (nx.path_graph(6), nx.star_graph(5)))
     p = init_graph_transformer(4, k=3)
+    # equivariance, the property that makes it a graph layer: f(PX, PAPᵀ) = P f(X, A)
+    P = np.eye(6)[_rng(38).permutation(6)]
+    eq = max(
+        _maxerr(
+            graph_transformer(P @ X, P @ A @ P.T, p, pe=pe),
+            P @ graph_transformer(X, A, p, pe=pe),
+        )
+        for A in (A1, A2)
+        for pe in (None, "rw")
+    )
+    assert eq < 1e-12, eq
+    # the random-walk encoding against diag((D⁻¹A)ᵗ), t = 1..3, from networkx's graphs
+    for A in (A1, A2):
+        R = A / A.sum(1, keepdims=True)
+        ref = np.stack([np.diag(np.linalg.matrix_power(R, t)) for t in (1, 2, 3)], 1)
+        assert _maxerr(random_walk_pe(A, 3), ref) < 1e-12
     same = _maxerr(
         graph_transformer(X, A1, p, pe=None), graph_transformer(X, A2, p, pe=None)
     )
     diff = _maxerr(graph_transformer(X, A1, p), graph_transformer(X, A2, p))
-    assert same == 0 and diff > 1e-3
-    return f"path vs star: no PE identical; with RW-PE differ by {diff:.2f}"
+    assert same == 0 and diff > 1e-3, (same, diff)
+    return (
+        f"equivariant with and without PE ({eq:.0e}); path vs star: no PE identical, "
+        f"with RW-PE (= diag of (D⁻¹A)ᵗ) they differ by {diff:.2f}"
+    )
 
 
 @claim(

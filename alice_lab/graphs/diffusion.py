@@ -10,11 +10,13 @@ The Laplacian's quadratic form measures how smooth a signal is on the graph:
 
 .. math:: \mathbf{x}^\top\mathbf{L}\mathbf{x}
           = \tfrac12\sum_{i,j} A_{ij}(x_i - x_j)^2
-          = \sum_{\{i,j\}\in\mathcal{E}} A_{ij}(x_i - x_j)^2 .
+          = \sum_{\{i,j\}} A_{ij}(x_i - x_j)^2 \quad (\text{unordered edges}).
 
-The book's E.12.2 sums over :math:`(i,j)\in\mathcal{E}`, i.e. over each undirected edge
-once, and E.12.4 over all pairs i, j without the ½: for a symmetric A the second is
-twice :math:`\mathbf{f}^\top\mathbf{L}\mathbf{f}` (erratum E12-03 of the companion).
+The book prints both E.12.2, a sum over :math:`(i,j)\in\mathcal{E}`, and E.12.4, a sum
+over all pairs i, j, without the ½. Its edge set of an undirected graph lists every
+edge as both (i, j) and (j, i) (line 5965), so both sums count each edge twice and
+equal :math:`2\,\mathbf{x}^\top\mathbf{L}\mathbf{x}` for a symmetric A (erratum E12-04
+of the companion).
 
 Book: §12.1.3 (lines 6013-6047) and §12.1.4 (lines 6049-6073).
 """
