@@ -151,11 +151,14 @@ def test_verify_raises_on_a_failing_claim() -> None:
     assert fake_id not in claims._REGISTRY
 
 
-def test_verify_prints_one_line_per_claim(capsys) -> None:
+def test_verify_prints_a_wrapped_block_per_claim(capsys) -> None:
     out = claims.verify("C2-07", "C2-11")
     printed = capsys.readouterr().out.splitlines()
-    assert len(out) == 2 and len(printed) == 2
-    assert all(line.startswith("✓ §2.1.1") for line in printed)
+    assert len(out) == 2
+    heads = [line for line in printed if not line.startswith(" ")]
+    assert len(heads) == 2 and all(h.startswith("✓ C2-") for h in heads)
+    assert all("§2.1.1" in h for h in heads)
+    assert max(len(line) for line in printed) <= 88
 
 
 def test_report_lists_every_claim() -> None:
