@@ -152,6 +152,8 @@ def _c5_04() -> str:
     A, c = w2 @ W1, w2 @ b1 + b2
     assert abs(w2 @ (W1 @ x + b1) + b2 - (A @ x + c)) < 1e-12
     params = mlp_init([5, 9, 2, 7, 4], seed=504, scheme="glorot")
+    # non-zero biases (the initialiser's are zero), so that c = w₂ᵀb₁ + b₂ is tested
+    params = [{**p, "b": rng.standard_normal(p["b"].shape)} for p in params]
     X = rng.standard_normal((50, 5))
     # reference: torch's Linear layers in sequence (torch stores W transposed)
     net = torch.nn.Sequential(

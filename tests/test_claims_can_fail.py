@@ -1,0 +1,338 @@
+"""A claim's check must be able to fail: break the library function it is about and
+the check must raise ``AssertionError``.
+
+For a sample of claims (at least one per chapter 2-13) a plausible wrong version of the
+function the claim is about replaces the right one (softmax-free cross-entropy that
+overflows, a VJP with its sign flipped, a convolution that flips its kernel, attention
+without the 1/√k scale, an online softmax that forgets to rescale, ...). The mutant is
+put in every place the check can look the function up: the library module that defines
+it, the packages that re-export it and any module that imported it by name (the claim
+modules, ``alice_lab.attention.multihead``, ...). Each case also runs the check
+unpatched, which must pass, and counts the mutant's calls, which must be non-zero, so
+a case cannot pass because the patch missed the check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from alice_course import claims
+
+
+@dataclass(frozen=True)
+class Mutation:
+    claim: str
+    module: str  # where the function is defined
+    name: str
+    mutant: Callable[[Callable], Callable]  # original -> broken version
+    why: str
+
+
+def _exclusive(orig):
+    """A scan that returns the exclusive prefixes (shifted by one)."""
+
+    def scan(op, elems, **kw):
+        out = orig(op, elems, **kw)
+        return [elems[0], *out[:-1]]
+
+    return scan
+
+
+def _no_momentum(orig):
+    def gd(grad_fn, x0, *, lr, momentum=0.0, **kw):
+        return orig(grad_fn, x0, lr=lr, momentum=0.0, **kw)
+
+    return gd
+
+
+def _unstable_cross_entropy(orig):
+    """logsumexp without subtracting the maximum: exp overflows for large logits."""
+
+    def ce(logits, labels, *, reduction="mean"):
+        Z = np.asarray(logits, dtype=float)
+        y = np.asarray(labels)
+        with np.errstate(over="ignore", invalid="ignore"):
+            lse = np.log(np.sum(np.exp(Z), axis=-1))
+        out = lse - Z[np.arange(len(y)), y]
+        return out.mean() if reduction == "mean" else out
+
+    return ce
+
+
+def _online_softmax_without_rescale(orig):
+    """Chunked attention that keeps each chunk's own maximum and never rescales."""
+
+    def attn(Q, K, V, *, chunk_size, causal=False, **kw):
+        Q, K, V = (np.asarray(M, dtype=float) for M in (Q, K, V))
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+        if causal:
+            S = np.where(np.tri(*S.shape, dtype=bool), S, -np.inf)
+        h, L = 0.0, 0.0
+        with np.errstate(invalid="ignore"):
+            for j in range(0, K.shape[0], chunk_size):
+                s = S[:, j : j + chunk_size]
+                m = np.max(s, axis=1, keepdims=True)
+                P = np.where(
+                    np.isfinite(s), np.exp(s - np.where(np.isfinite(m), m, 0)), 0
+                )
+                L = L + P.sum(1, keepdims=True)
+                h = h + P @ V[j : j + chunk_size]
+        return h / L
+
+    return attn
+
+
+def _unscaled_attention(orig):
+    """Attention without the 1/√k of E.10.11: scale the queries back up by √k."""
+
+    def attn(Q, K, V, *args, **kw):
+        return orig(Q * np.sqrt(Q.shape[-1]), K, V, *args, **kw)
+
+    return attn
+
+
+def _flipped_vjp(orig):
+    def vjp(f, *primals):
+        y, fn = orig(f, *primals)
+        return y, lambda v: -fn(v)
+
+    return vjp
+
+
+def _flipped_kernel(orig):
+    def conv2d(X, W, *args, **kw):
+        return orig(X, W[::-1, ::-1], *args, **kw)
+
+    return conv2d
+
+
+def _without_bias(orig):
+    def forward(params, X, *args, **kw):
+        return orig([{**p, "b": 0 * p["b"]} for p in params], X, *args, **kw)
+
+    return forward
+
+
+def _transposed_weight(orig):
+    def fc(X, W, b, *args, **kw):
+        return orig(X, W.T, b, *args, **kw)
+
+    return fc
+
+
+def _unbiased_batch_norm(orig):
+    """Batch norm that divides by the unbiased (n − 1) standard deviation."""
+
+    def bn(x, *args, **kw):
+        n = np.asarray(x).shape[0]
+        return orig(x, *args, **kw) * np.sqrt((n - 1) / n)
+
+    return bn
+
+
+def _inverse_temperature(orig):
+    def dist(logits, *, temperature=1.0, **kw):
+        t = temperature if temperature == 0 else 1.0 / temperature
+        return orig(logits, temperature=t, **kw)
+
+    return dist
+
+
+def _sum_not_mean(orig):
+    def ce(logits, labels, *, reduction="mean"):
+        return orig(
+            logits, labels, reduction="sum" if reduction == "mean" else reduction
+        )
+
+    return ce
+
+
+def _unnormalised_gcn(orig):
+    """A GC layer that squares the propagation matrix (two hops, still equivariant)."""
+
+    def gcn(A, X, W, b=None, *, activation=None):
+        return orig(A @ A, X, W, b, activation=activation)
+
+    return gcn
+
+
+def _rw_pe_off_by_one(orig):
+    def pe(A, k):
+        return orig(A, k + 1)[:, 1:]
+
+    return pe
+
+
+def _misaligned_values(orig):
+    """Linear attention whose keys are paired with the wrong values."""
+
+    def attn(Q, K, V, *args, **kw):
+        return orig(Q, K[::-1], V, *args, **kw)
+
+    return attn
+
+
+def _ridge_instead(orig):
+    def ls(X, y, **kw):
+        return orig(X, y, **{**kw, "ridge": 5.0})
+
+    return ls
+
+
+def _wrong_frequency(orig):
+    def f(x):
+        return x * np.sin(x)
+
+    return f
+
+
+MUTATIONS = [
+    Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
+    Mutation(
+        "C2-58", "alice_lab.optim", "gradient_descent", _no_momentum, "momentum ignored"
+    ),
+    Mutation(
+        "C3-18",
+        "alice_lab.losses",
+        "cross_entropy",
+        _sum_not_mean,
+        "sum instead of mean",
+    ),
+    Mutation(
+        "C4-27",
+        "alice_lab.linear",
+        "least_squares",
+        _ridge_instead,
+        "ridge-regularised fit",
+    ),
+    Mutation(
+        "C4-51",
+        "alice_lab.losses",
+        "cross_entropy",
+        _unstable_cross_entropy,
+        "no max-subtraction (overflows)",
+    ),
+    Mutation(
+        "C5-04", "alice_lab.layers", "mlp_forward", _without_bias, "biases dropped"
+    ),
+    Mutation(
+        "C6-23",
+        "alice_lab.autodiff.functional",
+        "vjp",
+        _flipped_vjp,
+        "VJP sign flipped",
+    ),
+    Mutation(
+        "C7-02",
+        "alice_lab.conv.patches",
+        "conv2d",
+        _flipped_kernel,
+        "kernel flipped (true convolution)",
+    ),
+    Mutation(
+        "C7-05",
+        "alice_lab.layers",
+        "fully_connected",
+        _transposed_weight,
+        "W transposed",
+    ),
+    Mutation(
+        "C8-46",
+        "alice_lab.sequence.decoding",
+        "next_token_distribution",
+        _inverse_temperature,
+        "z·τ instead of z/τ",
+    ),
+    Mutation(
+        "C9-42",
+        "alice_lab.normalization",
+        "batch_norm",
+        _unbiased_batch_norm,
+        "unbiased variance",
+    ),
+    Mutation(
+        "E10-02",
+        "alice_lab.attention.scoring",
+        "scaled_dot_product_attention",
+        _unscaled_attention,
+        "no 1/√k",
+    ),
+    Mutation(
+        "C11-20",
+        "alice_lab.attention.chunked",
+        "chunked_attention",
+        _online_softmax_without_rescale,
+        "online softmax without rescaling",
+    ),
+    Mutation(
+        "C12-18",
+        "alice_lab.graphs.layers",
+        "gcn_layer",
+        _unnormalised_gcn,
+        "propagates with Â² (equivariant but wrong)",
+    ),
+    Mutation(
+        "C12-38",
+        "alice_lab.graphs.graph_transformer",
+        "random_walk_pe",
+        _rw_pe_off_by_one,
+        "RW-PE starts at R²",
+    ),
+    Mutation(
+        "C13-04",
+        "alice_lab.recurrent.linear_attention",
+        "linear_attention",
+        _misaligned_values,
+        "keys paired with the wrong values",
+    ),
+    Mutation(
+        "C13-21",
+        "alice_lab.recurrent.scan",
+        "associative_scan",
+        _exclusive,
+        "exclusive instead of inclusive scan",
+    ),
+]
+
+
+def _patch_everywhere(monkeypatch, module: str, name: str, mutant: Callable) -> int:
+    """Replace ``module.name`` and every module global bound to the same object."""
+    claims.all_claims()  # every claim module imported, so its globals exist
+    orig = getattr(importlib.import_module(module), name)
+    patched = 0
+    for modname, mod in list(sys.modules.items()):
+        if not modname.startswith(("alice_lab", "alice_course")) or mod is None:
+            continue
+        if vars(mod).get(name) is orig:  # no getattr: lazy modules would import
+            monkeypatch.setattr(mod, name, mutant)
+            patched += 1
+    return patched
+
+
+@pytest.mark.parametrize("m", MUTATIONS, ids=[f"{m.claim}-{m.name}" for m in MUTATIONS])
+def test_check_fails_on_mutant(m: Mutation, monkeypatch) -> None:
+    check = claims.get(m.claim).check
+    check()  # the right implementation passes
+    orig = getattr(importlib.import_module(m.module), m.name)
+    calls = []
+    broken = m.mutant(orig)
+
+    def counted(*args, **kw):
+        calls.append(1)
+        return broken(*args, **kw)
+
+    assert _patch_everywhere(monkeypatch, m.module, m.name, counted) >= 1
+    with pytest.raises(AssertionError):
+        check()
+    assert calls, f"{m.claim}'s check never called the mutated {m.name}"
+
+
+def test_every_chapter_sampled() -> None:
+    chapters = {claims.get(m.claim).chapter for m in MUTATIONS}
+    assert {str(c) for c in range(2, 14)} <= chapters, sorted(chapters)
