@@ -192,6 +192,38 @@ def _wrong_frequency(orig):
     return f
 
 
+def _quadratic_linear_attention(orig):
+    """The same numbers through the n × n matrix φ(Q)φ(K)ᵀ: quadratic cost."""
+    from alice_lab.recurrent.linear_attention import elu_plus_one
+
+    def attn(Q, K, V, *args, **kw):
+        A = elu_plus_one(Q) @ elu_plus_one(K).T  # (n, n)
+        return (A @ V) / (A @ (V[:, :1] * 0 + 1))
+
+    return attn
+
+
+def _sum_pool_as_average(orig):
+    """The book's slip: call the sum "global average pooling"."""
+    from alice_lab.conv import global_sum_pool
+
+    return lambda X, **kw: global_sum_pool(X, **kw)
+
+
+def _rows_reversed(orig):
+    def ml(X, W, b=None):
+        return orig(X, W[::-1], b)
+
+    return ml
+
+
+def _bias_dropped(orig):
+    def lm(X, w, b=0.0):
+        return orig(X, w, 0.0)
+
+    return lm
+
+
 MUTATIONS = [
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
@@ -290,6 +322,30 @@ MUTATIONS = [
         "linear_attention",
         _misaligned_values,
         "keys paired with the wrong values",
+    ),
+    Mutation(
+        "C13-05",
+        "alice_lab.recurrent.linear_attention",
+        "linear_attention",
+        _quadratic_linear_attention,
+        "computed through the n × n matrix",
+    ),
+    Mutation(
+        "E8-06",
+        "alice_lab.conv.pooling",
+        "global_avg_pool",
+        _sum_pool_as_average,
+        "the sum called an average",
+    ),
+    Mutation(
+        "C4-31",
+        "alice_lab.linear",
+        "multi_linear",
+        _rows_reversed,
+        "rows of W reversed",
+    ),
+    Mutation(
+        "C4-07", "alice_lab.linear", "linear_model", _bias_dropped, "bias dropped"
     ),
     Mutation(
         "C13-21",

@@ -247,11 +247,14 @@ def _c4_07() -> str:
 
     rng = _rng(7)
     X, w, b = rng.normal(size=(30, 4)), rng.normal(size=4), 1.7
+    ref = np.einsum("nc,c->n", X, w) + b  # wᵀx + b, row by row
     lhs = linear_model(X, w, b)
-    rhs = add_bias_column(X) @ np.append(w, b)
-    assert _maxerr(lhs, rhs) < 1e-14
-    assert np.all(add_bias_column(X)[:, -1] == 1)
-    return f"max difference {_maxerr(lhs, rhs):.1e} over 30 inputs"
+    Xb = add_bias_column(X)
+    rhs = Xb @ np.append(w, b)
+    assert _maxerr(Xb, np.hstack([X, np.ones((30, 1))])) == 0
+    err = max(_maxerr(lhs, ref), _maxerr(rhs, ref))
+    assert err < 1e-13, err
+    return f"[x; 1]ᵀ[w; b] = wᵀx + b = linear_model, max difference {err:.1e}"
 
 
 @claim(

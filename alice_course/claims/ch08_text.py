@@ -12,7 +12,7 @@ import numpy as np
 
 from alice_course.claims import claim
 from alice_course.claims._ch08 import torch_conv1d
-from alice_course.claims._helpers import _maxerr, _rng
+from alice_course.claims._helpers import _maxerr, _np, _rng
 
 
 def _stack_support(kernel: int, dilations, *, causal: bool, t: int = 200) -> int:
@@ -443,10 +443,28 @@ def _c8_26() -> str:
     erratum="calls the sum “global average pooling”",
 )
 def _e8_06() -> str:
-    H1, H2 = np.ones((37, 4)), np.ones((50, 4))
-    assert H1.sum(0)[0] == 37 and H2.sum(0)[0] == 50
-    assert np.array_equal(H1.mean(0), H2.mean(0))
-    return "constant features, t = 37 vs 50: sums 37 vs 50, means 1 vs 1"
+    import torch
+    import torch.nn.functional as F
+
+    from alice_lab.conv import global_avg_pool, global_sum_pool
+
+    # one row of features repeated t times: the same content at two lengths
+    row = _rng(806).standard_normal(4)
+    H1, H2 = (np.tile(row, (1, t, 1)) for t in (37, 50))  # (1, t, c)
+    sums = [_np(global_sum_pool(H, spatial_dims=1))[0] for H in (H1, H2)]
+    means = [_np(global_avg_pool(H, spatial_dims=1))[0] for H in (H1, H2)]
+    # torch's average pooling over the whole length, channels first
+    refs = [
+        F.adaptive_avg_pool1d(torch.from_numpy(H).transpose(1, 2), 1)[0, :, 0].numpy()
+        for H in (H1, H2)
+    ]
+    assert _maxerr(means[0], refs[0]) < 1e-12 and _maxerr(means[1], refs[1]) < 1e-12
+    assert _maxerr(sums[0], 37 * row) < 1e-12 and _maxerr(sums[1], 50 * row) < 1e-12
+    assert _maxerr(means[0], means[1]) < 1e-12 and _maxerr(sums[0], sums[1]) > 1
+    return (
+        "same features, t = 37 vs 50: global sum pooling gives 37x vs 50x the row, "
+        "the average (= torch's adaptive_avg_pool1d) the row both times"
+    )
 
 
 @claim(

@@ -122,12 +122,28 @@ def _c13_04() -> str:
     return f"factored vs pairwise: {err:.0e}"
 
 
-def _cost_linear(n, e, v):
-    return n * (e * e + e * v)  # the book's O(n(e² + ev)) with e features
+def _matmul_flops(f, n, e, v):
+    """Multiply-adds of f(Q, K, V) on torch tensors, counted by torch's FlopCounterMode
+    (it counts matrix products, 2 flops per multiply-add), halved."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    r = _rng(n)
+    Q, K = (torch.from_numpy(r.standard_normal((n, e))) for _ in range(2))
+    V = torch.from_numpy(r.standard_normal((n, v)))
+    with FlopCounterMode(display=False) as counter:
+        f(Q, K, V)
+    return counter.get_total_flops() // 2
 
 
-def _cost_softmax(n, e, v):
-    return n * n * (e + v)
+def _measured_costs(n, e, v):
+    from alice_lab.attention import scaled_dot_product_attention
+    from alice_lab.recurrent import linear_attention
+
+    return (
+        _matmul_flops(linear_attention, n, e, v),
+        _matmul_flops(scaled_dot_product_attention, n, e, v),
+    )
 
 
 @claim(
@@ -135,12 +151,18 @@ def _cost_softmax(n, e, v):
     section="13.1.1",
     lines=6357,
     statement="The cost of linearised attention, O(n(e² + ev)), is linear in n "
-    "(doubling n doubles it), softmax attention's O(n²(e + v)) is quadratic.",
+    "(doubling n doubles it), softmax attention's O(n²(e + v)) is quadratic "
+    "(multiply-adds of the library's two layers, counted by torch's FlopCounterMode).",
 )
 def _c13_05() -> str:
-    assert _cost_linear(2000, 16, 16) == 2 * _cost_linear(1000, 16, 16)
-    assert _cost_softmax(2000, 16, 16) == 4 * _cost_softmax(1000, 16, 16)
-    return "n → 2n: linear ×2, softmax ×4"
+    e = v = 16
+    (lin1, soft1), (lin2, soft2) = (_measured_costs(n, e, v) for n in (500, 1000))
+    assert lin2 == 2 * lin1 and soft2 == 4 * soft1, (lin1, lin2, soft1, soft2)
+    assert lin1 == 500 * (e * e + e * v) and soft1 == 500**2 * (e + v), (lin1, soft1)
+    return (
+        f"n = 500 → 1000, e = v = 16: linear {lin1:,} → {lin2:,} multiply-adds (×2), "
+        f"softmax {soft1:,} → {soft2:,} (×4)"
+    )
 
 
 @claim(
@@ -153,13 +175,14 @@ def _c13_05() -> str:
 )
 def _e13_01() -> str:
     e = v = 16
-    ns = np.arange(1, 600)
-    wins = _cost_linear(ns, e, v) < _cost_softmax(ns, e, v)
-    first = int(ns[wins][0])
-    assert wins[ns > e].all() and not wins[ns <= e].any(), first
-    assert not wins[ns == 10].any() and 10 < e * e  # n < e² yet no advantage
+    ns = (4, 10, 16, 17, 32, 200)
+    wins = {n: (lambda c: c[0] < c[1])(_measured_costs(n, e, v)) for n in ns}
+    assert all(wins[n] == (n > e) for n in ns), wins
+    assert not wins[10] and 10 < e * e  # n < e² yet no advantage
+    first = min(n for n in ns if wins[n])
     return (
-        f"e = v = 16: linear form cheaper from n = {first} on (n > e), not for n < e²"
+        f"e = v = 16, counted multiply-adds: linear form cheaper from n = {first} on "
+        f"(n > e), not for n = 10 < e²"
     )
 
 
