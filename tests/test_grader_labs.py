@@ -1,9 +1,10 @@
 """Every lab through the sandboxed grader: the solution passes every check, the
-generated student notebook scores zero with "not attempted" everywhere, and a round of
-mutants (one wrong answer per graded function, substituted into the solution's
-notebook) fails each of those checks. (Other checks of the same round may fail too: a
-lab's later exercises may call its earlier functions.) Every other mutant is judged
-from its record, without a sandbox, in ``test_grader_judge.py``.
+generated student notebook (of lab02 and lab05, ``graderkit.STUDENT_LABS``) scores zero
+with "not attempted" everywhere, and a round of mutants (one wrong answer per graded
+function, substituted into the solution's notebook) fails each of those checks. (Other
+checks of the same round may fail too: a lab's later exercises may call its earlier
+functions.) Every other mutant is judged from its record, without a sandbox, in
+``test_grader_judge.py``.
 
 Labs are discovered from ``labs/lab*.py``. They are split over this file and
 ``test_grader_labs_more.py`` (which takes every lab not named in ``HERE``) so that
