@@ -414,7 +414,7 @@ def report(res: list[ClaimResult] | None = None) -> str:
     ]
     for r in res:
         status = "✓ holds" if r.ok else "✗ fails"
-        cells = [r.claim.location, r.claim.statement, r.claim.erratum or ""]
+        cells = [locator(r.claim), r.claim.statement, r.claim.erratum or ""]
         where, stmt, printed = (_md(c) for c in cells)
         rows.append(f"| {status} | {r.claim.id} | {where} | {stmt} | {printed} |")
     return "\n".join(rows)
