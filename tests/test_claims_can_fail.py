@@ -224,6 +224,15 @@ def _bias_dropped(orig):
     return lm
 
 
+def _half_rate_tanh(orig):
+    """tanh(s/2) = 2σ(s) − 1: the sigmoid rescaled with the wrong slope."""
+
+    def tanh(s):
+        return orig(s / 2)
+
+    return tanh
+
+
 MUTATIONS = [
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
@@ -346,6 +355,10 @@ MUTATIONS = [
     ),
     Mutation(
         "C4-07", "alice_lab.linear", "linear_model", _bias_dropped, "bias dropped"
+    ),
+    Mutation("C5-23", "alice_lab.activations", "tanh", _half_rate_tanh, "tanh(s/2)"),
+    Mutation(
+        "C7-20", "alice_lab.conv.patches", "conv2d", _flipped_kernel, "kernel flipped"
     ),
     Mutation(
         "C13-21",

@@ -136,6 +136,7 @@ def _c6_12() -> str:
 )
 def _c6_13() -> str:
     from alice_lab.autodiff import jacobian, trace
+    from alice_lab.calculus import grad_fd
 
     fs, x, ws = trace.random_trace([6, 6, 6, 6, 6], seed=13)
     hs = trace.evaluate(fs, x, ws)
@@ -152,6 +153,12 @@ def _c6_13() -> str:
     rev = trace.reverse_mode(fs, x, ws).grads[0]
     err = max(_maxerr(left, right), _maxerr(left, rev))
     assert err < 1e-12, f"{err:.1e}"
+    # and the gradient itself, by central differences of y = 1ᵀh_l in w_1
+    fd = grad_fd(
+        lambda v: float(np.sum(trace.evaluate(fs, x, [v, *ws[1:]])[-1])), ws[0]
+    )
+    err_fd = _maxerr(left, fd)
+    assert err_fd < 1e-8, f"finite differences: {err_fd:.1e}"
     assert f_left * 5 < f_right, (f_left, f_right)
     return (
         f"equal gradients ({err:.0e}); multiply-adds left→right {f_left}, "

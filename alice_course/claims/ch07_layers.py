@@ -539,9 +539,13 @@ def _c7_20() -> str:
 
     X, W = _rng(13).standard_normal((10, 12, 3)), _rng(14).standard_normal((3, 3, 3, 5))
     H = conv.conv2d(X, W, padding="same")
+    ref = _torch_conv2d(X, W, padding=1)  # (10, 12, 5), channels last
     maps = [H[:, :, i] for i in range(5)]
     assert all(m.shape == (10, 12) for m in maps)
-    return "5 maps of shape (10, 12)"
+    # map i is the image filtered by kernel i alone, pixel for pixel
+    err = max(_maxerr(maps[i], ref[:, :, i]) for i in range(5))
+    assert err < 1e-12, err
+    return f"5 maps of shape (10, 12), each = torch's map for its filter ({err:.0e})"
 
 
 @claim(
