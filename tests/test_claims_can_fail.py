@@ -233,6 +233,13 @@ def _half_rate_tanh(orig):
     return tanh
 
 
+def _transposed_recurrence(orig):
+    def rnn(X, A, B, *args, **kw):
+        return orig(X, A.T, B, *args, **kw)
+
+    return rnn
+
+
 MUTATIONS = [
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
@@ -359,6 +366,20 @@ MUTATIONS = [
     Mutation("C5-23", "alice_lab.activations", "tanh", _half_rate_tanh, "tanh(s/2)"),
     Mutation(
         "C7-20", "alice_lab.conv.patches", "conv2d", _flipped_kernel, "kernel flipped"
+    ),
+    Mutation(
+        "C10-16",
+        "alice_lab.attention.scoring",
+        "scaled_dot_product_attention",
+        _unscaled_attention,
+        "no 1/√k",
+    ),
+    Mutation(
+        "C13-08",
+        "alice_lab.recurrent.cells",
+        "elman_rnn",
+        _transposed_recurrence,
+        "Aᵀ in the recurrence",
     ),
     Mutation(
         "C13-21",

@@ -465,6 +465,9 @@ def _c10_15() -> str:
     "maps it to (n, o) for any o.",
 )
 def _c10_16() -> str:
+    import torch
+    import torch.nn.functional as F
+
     from alice_lab.attention import multi_head_attention
 
     r = _rng(16)
@@ -475,9 +478,25 @@ def _c10_16() -> str:
         "Wv": r.standard_normal((e, h * v)),
         "Wo": r.standard_normal((h * v, o)),
     }
-    out = multi_head_attention(r.standard_normal((n, e)), p, heads=h)
-    assert out.shape == (n, o)
-    return f"n={n}, h={h}, v={v}: concat ({n}, {h * v}) → output {out.shape}"
+    X = r.standard_normal((n, e))
+    out = multi_head_attention(X, p, heads=h)
+    # reference: torch's attention kernel head by head, concatenated (n, hv), times W_o
+    Q, K, V = (torch.from_numpy(X @ p[w]) for w in ("Wq", "Wk", "Wv"))
+    heads = [
+        F.scaled_dot_product_attention(
+            Q[:, i * k : (i + 1) * k],
+            K[:, i * k : (i + 1) * k],
+            V[:, i * v : (i + 1) * v],
+        )
+        for i in range(h)
+    ]
+    concat = torch.cat(heads, dim=1).numpy()
+    err = _maxerr(out, concat @ p["Wo"])
+    assert concat.shape == (n, h * v) and out.shape == (n, o) and err < 1e-12, err
+    return (
+        f"n={n}, h={h}, v={v}: concat ({n}, {h * v}) → output {out.shape}, = torch's "
+        f"heads concatenated times W_o ({err:.0e})"
+    )
 
 
 @claim(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from alice_course.claims import claim
-from alice_course.claims._helpers import _maxerr, _rng
+from alice_course.claims._helpers import _maxerr, _np, _rng
 
 
 def _rnn_setup(seed: int, e: int = 3, c: int = 2, n: int = 6, scale: float = 0.8):
@@ -58,13 +58,29 @@ def _c13_07() -> str:
     "n = 500).",
 )
 def _c13_08() -> str:
+    import torch
+
     from alice_lab.recurrent import elman_rnn
 
     A, B, _ = _rnn_setup(2)
     r = _rng(3)
-    shapes = [elman_rnn(r.standard_normal((n, 2)), A, B)[1].shape for n in (5, 500)]
-    assert shapes == [(5, 3), (500, 3)], shapes
-    return f"state sequences {shapes[0]} and {shapes[1]} with one (A, B)"
+    X500 = r.standard_normal((500, 2))
+    # torch's nn.RNN with the same (A, B) and no biases is the reference at each length
+    layer = torch.nn.RNN(2, 3, bias=False, batch_first=True).double()
+    with torch.no_grad():
+        layer.weight_hh_l0.copy_(torch.from_numpy(A))
+        layer.weight_ih_l0.copy_(torch.from_numpy(B))
+    shapes, errs = [], []
+    for n in (5, 500):
+        S = _np(elman_rnn(X500[:n], A, B)[1])
+        ref = layer(torch.from_numpy(X500[None, :n]))[0][0].detach().numpy()
+        shapes.append(S.shape)
+        errs.append(_maxerr(S, ref))
+    assert shapes == [(5, 3), (500, 3)] and max(errs) < 1e-12, (shapes, errs)
+    return (
+        f"state sequences {shapes[0]} and {shapes[1]} with one (A, B), both = torch's "
+        f"nn.RNN ({max(errs):.0e})"
+    )
 
 
 @claim(
