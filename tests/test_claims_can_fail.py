@@ -240,6 +240,13 @@ def _transposed_recurrence(orig):
     return rnn
 
 
+def _frequencies_doubled(orig):
+    def freqs(*args, **kw):
+        return 2 * orig(*args, **kw)
+
+    return freqs
+
+
 MUTATIONS = [
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
@@ -366,6 +373,13 @@ MUTATIONS = [
     Mutation("C5-23", "alice_lab.activations", "tanh", _half_rate_tanh, "tanh(s/2)"),
     Mutation(
         "C7-20", "alice_lab.conv.patches", "conv2d", _flipped_kernel, "kernel flipped"
+    ),
+    Mutation(
+        "C10-34",
+        "alice_lab.attention.positional",
+        "frequencies",
+        _frequencies_doubled,
+        "every frequency doubled",
     ),
     Mutation(
         "C10-16",

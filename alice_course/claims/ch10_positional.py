@@ -305,16 +305,30 @@ def _e10_03() -> str:
     "C10-34",
     section="10.2.2",
     lines=(5376, 5382),
-    statement="sin(ωx) has period 2π/ω.",
+    statement="sin(ωx) has period 2π/ω, and so has the column of frequency ω of the "
+    "sinusoidal table (ω = 2π/8: period 8 positions).",
 )
 def _c10_34() -> str:
+    from alice_lab.attention import sinusoidal_positions
+
     x = np.linspace(0, 10, 101)
     worst = max(
         _maxerr(np.sin(w * (x + 2 * np.pi / w)), np.sin(w * x))
         for w in (0.1, 1.0, 10.0)
     )
     assert worst < 1e-12, worst
-    return f"{worst:.0e}"
+    # the library's table: with the book's ω_l = base^(−l/d), d = 2 and base = (8/2π)²
+    # its second column has ω = 2π/8, so it must repeat every 8 positions, not sooner
+    S = sinusoidal_positions(
+        40, 2, base=(8 / (2 * np.pi)) ** 2, variant="sin", exponent="book"
+    )
+    col, i = S[:, 1], np.arange(40)
+    err = _maxerr(col, np.sin(2 * np.pi / 8 * i))
+    period = min(p for p in range(1, 40) if _maxerr(col[p:], col[:-p]) < 1e-12)
+    assert err < 1e-12 and period == 8, (err, period)
+    return (
+        f"{worst:.0e} on the real line; the table's ω = 2π/8 column has period {period}"
+    )
 
 
 @claim(
