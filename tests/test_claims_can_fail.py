@@ -247,6 +247,13 @@ def _frequencies_doubled(orig):
     return freqs
 
 
+def _flipped_taps(orig):
+    def conv1d(X, W, *args, **kw):
+        return orig(X, W[::-1], *args, **kw)
+
+    return conv1d
+
+
 MUTATIONS = [
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
@@ -296,6 +303,9 @@ MUTATIONS = [
         "fully_connected",
         _transposed_weight,
         "W transposed",
+    ),
+    Mutation(
+        "C8-25", "alice_lab.conv.patches", "conv1d", _flipped_taps, "taps reversed"
     ),
     Mutation(
         "C8-46",

@@ -394,21 +394,26 @@ def _c8_24() -> str:
     "with the kernel zero-upsampled to size d(s − 1) + 1; d = 1 is the plain conv.",
 )
 def _c8_25() -> str:
+    from alice_lab.conv import conv1d
+
     r = _rng(25)
-    X, W3 = r.standard_normal((30, 2)), r.standard_normal((3, 4, 2))
+    X, W3 = r.standard_normal((30, 2)), r.standard_normal((3, 4, 2))  # W3 (s, c', c)
+    W = W3.transpose(0, 2, 1)  # the library's (s, c, c')
     errs = []
     for d in (1, 2, 4):
         Wd = np.zeros((d * 2 + 1, 4, 2))
         Wd[::d] = W3
-        errs.append(
-            _maxerr(
-                torch_conv1d(X, W3, dilation=d, padding=0),
-                torch_conv1d(X, Wd, padding=0),
-            )
-        )
-    base = _maxerr(torch_conv1d(X, W3, dilation=1), torch_conv1d(X, W3))
-    assert max(errs) < 1e-12 and base == 0, errs
-    return f"d = 1, 2, 4: dilated = zero-upsampled kernel ({max(errs):.0e})"
+        ref = torch_conv1d(X, W3, dilation=d, padding=0)  # torch's dilated kernel
+        errs += [
+            _maxerr(conv1d(X, W, dilation=d), ref),  # the library's dilation
+            _maxerr(conv1d(X, Wd.transpose(0, 2, 1)), ref),  # zero-upsampled, plain
+            _maxerr(torch_conv1d(X, Wd, padding=0), ref),
+        ]
+    assert max(errs) < 1e-12, errs
+    return (
+        f"d = 1, 2, 4: alice_lab's dilated conv1d = plain conv with the zero-upsampled "
+        f"kernel = torch's dilation ({max(errs):.0e})"
+    )
 
 
 @claim(
