@@ -308,6 +308,12 @@ MUTATIONS = [
         "C8-25", "alice_lab.conv.patches", "conv1d", _flipped_taps, "taps reversed"
     ),
     Mutation(
+        "C8-06", "alice_lab.conv.patches", "conv1d", _flipped_taps, "taps reversed"
+    ),
+    Mutation(
+        "C8-08", "alice_lab.conv.patches", "conv3d", _flipped_kernel, "kernel flipped"
+    ),
+    Mutation(
         "C8-46",
         "alice_lab.sequence.decoding",
         "next_token_distribution",

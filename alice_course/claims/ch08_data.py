@@ -136,6 +136,8 @@ def _c8_05() -> str:
 def _c8_06() -> str:
     import torch
 
+    from alice_lab.conv import conv1d
+
     r = _rng(1)
     t, c, c_out, s = 20, 3, 4, 5
     k = (s - 1) // 2
@@ -146,7 +148,8 @@ def _c8_06() -> str:
     H = np.stack([W @ Xp[i : i + s].reshape(-1) + b for i in range(t)])
     W3 = W.reshape(c_out, s, c).transpose(1, 0, 2)  # (s, c', c)
     ref = torch_conv1d(X, W3, b)
-    err = _maxerr(H, ref)
+    lib = conv1d(X, W3.transpose(0, 2, 1), b, padding="same")  # W (s, c, c')
+    err = max(_maxerr(H, ref), _maxerr(lib, ref))
     assert H.shape == (t, c_out) and err < 1e-12, err
     # circular padding: shift in -> shift out
     circ = lambda Z: np.stack(  # noqa: E731
@@ -165,7 +168,8 @@ def _c8_06() -> str:
     support = np.flatnonzero(np.abs(g.numpy()).sum(1)).tolist()
     assert support == list(range(10 - k, 10 + k + 1)), support
     return (
-        f"= torch conv1d ({err:.0e}); shift-equivariant; ∂H_10/∂X ≠ 0 on rows {support}"
+        f"E.8.1 loop = alice_lab's conv1d = torch's ({err:.0e}); shift-equivariant; "
+        f"∂H_10/∂X ≠ 0 on rows {support}"
     )
 
 
@@ -192,11 +196,13 @@ def _c8_07() -> str:
     lines=(3732, 3734),
     statement="The 3-D convolution adds a sum over a third kernel axis p′: on X ~ (t, "
     "h, w, c) with W ~ (s, s, s, c′, c) it equals torch's conv3d and "
-    "scipy.ndimage.correlate channel by channel.",
+    "scipy.ndimage.correlate channel by channel, and so does alice_lab's conv3d.",
 )
 def _c8_08() -> str:
     import torch
     from scipy.ndimage import correlate
+
+    from alice_lab.conv import conv3d
 
     r = _rng(3)
     X, W = r.standard_normal((4, 5, 6, 2)), r.standard_normal((3, 3, 3, 3, 2))
@@ -224,9 +230,16 @@ def _c8_08() -> str:
         ],
         axis=-1,
     )
-    err = max(_maxerr(H, ref), _maxerr(H, sc))
+    err = max(
+        _maxerr(H, ref),
+        _maxerr(H, sc),
+        _maxerr(conv3d(X, W.transpose(0, 1, 2, 4, 3), padding=1), ref),
+    )
     assert err < 1e-12, err
-    return f"(4, 5, 6, 2) → (4, 5, 6, 3): = torch conv3d = scipy correlate ({err:.0e})"
+    return (
+        f"(4, 5, 6, 2) → (4, 5, 6, 3): loops = torch conv3d = scipy correlate = "
+        f"alice_lab conv3d ({err:.0e})"
+    )
 
 
 # =====================================================================================
