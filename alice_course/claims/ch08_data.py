@@ -8,7 +8,7 @@ import numpy as np
 
 from alice_course.claims import claim
 from alice_course.claims._ch08 import conv1d_index_form, torch_conv1d
-from alice_course.claims._helpers import _maxerr, _rng
+from alice_course.claims._helpers import _maxerr, _np, _rng
 
 # =====================================================================================
 # 8.1.1 Beyond images
@@ -115,13 +115,31 @@ def _c8_04() -> str:
 def _c8_05() -> str:
     import torch
 
+    from alice_lab.conv import conv1d, conv2d, conv3d
+
     shapes = [
         tuple(torch.nn.Conv1d(3, 5, 3).weight.shape),
         tuple(torch.nn.Conv2d(3, 5, 3).weight.shape),
         tuple(torch.nn.Conv3d(3, 5, 3).weight.shape),
     ]
     assert [len(s) - 2 for s in shapes] == [1, 2, 3], shapes
-    return f"weights {shapes}"
+    # the library's kernels: D sliding axes of size 3, then c = 3 in and c′ = 5 out;
+    # each of the D axes of a (1, 7, ..., 7, 3) input shrinks by 2, the channels 3 → 5
+    r = _rng(5)
+    outs = []
+    for D, conv in ((1, conv1d), (2, conv2d), (3, conv3d)):
+        X, W = r.standard_normal((1, *[7] * D, 3)), r.standard_normal((*[3] * D, 3, 5))
+        outs.append(tuple(_np(conv(X, W)).shape))
+        try:
+            conv(X, r.standard_normal((*[3] * (D + 1), 3, 5)))
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(
+                f"conv{D}d accepted a kernel with {D + 1} sliding axes"
+            )
+    assert outs == [(1, 5, 5), (1, 5, 5, 5), (1, 5, 5, 5, 5)], outs
+    return f"torch weights {shapes}; alice_lab on 7-wide inputs: {outs}"
 
 
 @claim(
