@@ -254,6 +254,23 @@ def _flipped_taps(orig):
     return conv1d
 
 
+def _rollback_to_t_minus_k(orig):
+    """The printed rollback: to epoch t − k instead of the best epoch."""
+
+    def epoch(scores, patience, **kw):
+        stop, best = orig(scores, patience, **kw)
+        return stop, (best if stop is None else stop - patience)
+
+    return epoch
+
+
+def _flipped_sigmoid(orig):
+    def sigmoid(s):
+        return orig(-s)
+
+    return sigmoid
+
+
 MUTATIONS = [
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
@@ -328,6 +345,13 @@ MUTATIONS = [
         "unbiased variance",
     ),
     Mutation(
+        "E9-06",
+        "alice_lab.regularization",
+        "early_stopping_epoch",
+        _rollback_to_t_minus_k,
+        "rolls back to t − k",
+    ),
+    Mutation(
         "E10-02",
         "alice_lab.attention.scoring",
         "scaled_dot_product_attention",
@@ -348,6 +372,7 @@ MUTATIONS = [
         _unnormalised_gcn,
         "propagates with Â² (equivariant but wrong)",
     ),
+    Mutation("C12-27", "alice_lab.functional", "sigmoid", _flipped_sigmoid, "σ(−s)"),
     Mutation(
         "C12-38",
         "alice_lab.graphs.graph_transformer",
