@@ -1,7 +1,7 @@
 """Helpers of the grader's per-lab tests (tests/test_grader_labs*.py): build the
-solution, a round of mutants and (for two labs) the student notebook of a lab, grade
-them all in the sandbox and check each verdict. The labs are split over two test files
-so that ``pytest --dist loadfile`` runs the halves on different workers."""
+solution of a lab (and, for two labs, its student notebook and a round of mutants),
+grade them all in the sandbox and check each verdict. The labs are split over two test
+files so that ``pytest --dist loadfile`` runs the halves on different workers."""
 
 from __future__ import annotations
 
@@ -23,11 +23,14 @@ from alice_course.grading.sandbox import Limits
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "labs").glob("lab*.py"))
 LIMITS = Limits(timeout=600.0, check_timeout=120.0, load_timeout=120.0)
-#: labs whose generated student notebook is also graded in the sandbox (a NumPy lab
-#: and a torch/JAX one): every check's "not attempted" verdict on a stub is tested in
-#: process (tests/test_lab_checks.py) and every student notebook runs to the end in a
-#: kernel (tests/test_labNN.py), so the sandbox's path needs no more than these two
-STUDENT_LABS = {"lab02", "lab05"}
+#: labs whose generated student notebook and a round of mutants are also graded in the
+#: sandbox (a NumPy lab and a torch/JAX/torch.distributed one). Every other lab's
+#: solution goes through the sandbox; the rest is the same path for every lab and is
+#: tested in process for every check: each stub's "not attempted" verdict
+#: (tests/test_lab_checks.py), each mutant rejected by its check and by the judge from
+#: its record (tests/test_grader_judge.py); every student notebook also runs to the end
+#: in a kernel (tests/test_labNN.py).
+SANDBOX_ALL = {"lab02", "lab05"}
 
 
 def _lab(source: Path) -> str:
@@ -94,17 +97,18 @@ def mutant_rounds(lab: str) -> list[dict[str, str]]:
 
 
 def grade_solution_student_and_mutants(source: Path, tmp_path: Path) -> None:
-    """Grade the solution, the student notebook and every mutant round of ``source``."""
+    """Grade the solution of ``source`` (and for ``SANDBOX_ALL`` its student notebook
+    and a round of mutants)."""
     lab = _lab(source)
     ids = lab_checks(lab)
     assert ids, f"{source.name} has no checks registered in alice_course.grading.{lab}"
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     jupytext.write(jupytext.read(source), submissions / "solution.ipynb")
-    if lab in STUDENT_LABS:
+    if lab in SANDBOX_ALL:
         student = ROOT / "labs" / "student" / f"{source.stem}.ipynb"
         (submissions / "student.ipynb").write_text(student.read_text())
-    rounds = mutant_rounds(lab)[:1]
+    rounds = mutant_rounds(lab)[:1] if lab in SANDBOX_ALL else []
     for k, chosen in enumerate(rounds, start=1):
         nb = jupytext.read(source)
         for check_id, description in chosen.items():
@@ -124,7 +128,7 @@ def grade_solution_student_and_mutants(source: Path, tmp_path: Path) -> None:
         solution.message
     )
     assert solution.score == solution.max_score > 0
-    if lab in STUDENT_LABS:
+    if lab in SANDBOX_ALL:
         zero = results["student"]
         assert zero.score == 0, zero.message
         for c in zero.checks:

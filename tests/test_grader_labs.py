@@ -1,9 +1,9 @@
-"""Every lab through the sandboxed grader: the solution passes every check, the
-generated student notebook (of lab02 and lab05, ``graderkit.STUDENT_LABS``) scores zero
+"""Every lab through the sandboxed grader: the solution passes every check; for lab02
+and lab05 (``graderkit.SANDBOX_ALL``) the generated student notebook also scores zero
 with "not attempted" everywhere, and a round of mutants (one wrong answer per graded
 function, substituted into the solution's notebook) fails each of those checks. (Other
 checks of the same round may fail too: a lab's later exercises may call its earlier
-functions.) Every other mutant is judged from its record, without a sandbox, in
+functions.) Every mutant of every lab is judged from its record, without a sandbox, in
 ``test_grader_judge.py``.
 
 Labs are discovered from ``labs/lab*.py``. They are split over this file and
