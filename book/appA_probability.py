@@ -25,7 +25,7 @@
 # the categorical, Bernoulli and Gaussian distributions (A.3), expectations and their
 # Monte Carlo estimates (A.4), the Kullback–Leibler divergence (A.5) and maximum
 # likelihood (A.6). Each statement is computed below and checked by
-# `alice_course.claims.verify`, which prints a `✓` line with the place in the book where it
+# `alice_course.claims.verify`, which shows a `✓` block with the place in the book where it
 # is made; the four places where the printed text is wrong are marked **Erratum**.
 
 # %%

@@ -33,7 +33,7 @@
 #    target as closely as we like.
 #
 # Below we build each move with `alice_lab.approximation`, redraw the appendix's three
-# figures, check every statement that can be checked (each `✓` line names the place in
+# figures, check every statement that can be checked (each `✓` block names the place in
 # the book), and measure something the book only describes in words: *how fast* the
 # error shrinks as $m$ grows. The answer, $1/m^2$, differs from both of the book's
 # descriptions, which is one of three errata below.

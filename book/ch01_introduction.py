@@ -23,7 +23,7 @@
 # The book's opening chapter has no algorithms: it says what the book is about and fixes
 # the notation every later chapter uses. This notebook turns its empirical remarks into
 # small experiments and its notation into code you can poke at. Every checkable statement
-# is verified by a cell that prints a `✓` line with the place in the book where it is made.
+# is verified by a cell that shows a `✓` block with the place in the book where it is made.
 
 # %%
 # Installs alice_lab 0.1.0, this notebook's release, when it

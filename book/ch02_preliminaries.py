@@ -27,7 +27,7 @@
 # implements gradient descent three times, in NumPy, JAX and PyTorch; we do it below.
 #
 # Every checkable statement of the chapter is computed in the open and then checked by
-# `alice_course.claims.verify`, which prints a `✓` line with the place in the book where
+# `alice_course.claims.verify`, which shows a `✓` block with the place in the book where
 # the statement is made (and stops the notebook if it fails). Where the book's text has
 # a slip, a box marked **Erratum** says what is printed and what is right.
 

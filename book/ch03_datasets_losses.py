@@ -26,8 +26,8 @@
 # from **maximum likelihood** once the model outputs a probability distribution
 # (§3.2.2–3.2.3), and how **Bayesian learning** keeps a whole distribution over models
 # instead of one (§3.3). The chapter has no code boxes and no exercises; every checkable
-# statement is computed below and verified by `alice_course.claims.verify`, which prints a
-# `✓` line with the place in the book where it is made.
+# statement is computed below and verified by `alice_course.claims.verify`, which shows a
+# `✓` block with the place in the book where it is made.
 #
 # A note on the equations: in the source text of this chapter several displayed
 # equations (E.3.1, E.3.4, E.3.6, E.3.8–E.3.10, E.3.12) are garbled by their colour

@@ -30,7 +30,7 @@
 #
 # Everything below runs on `alice_lab`, whose functions are written once and accept
 # NumPy, PyTorch and JAX arrays. Each checkable statement of the chapter is computed in
-# the open and then checked by `alice_course.claims.verify`, which prints a `✓` line with
+# the open and then checked by `alice_course.claims.verify`, which shows a `✓` block with
 # its place in the book. Boxes marked **Erratum** show where the printed text slips and
 # what is right.
 

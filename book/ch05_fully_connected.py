@@ -32,7 +32,7 @@
 # Everything below runs on `alice_lab` (`activations`, `layers`, `optim`, `data`), whose
 # functions are written once and accept NumPy, PyTorch and JAX arrays. Each checkable
 # statement of the chapter is computed in the open and checked by
-# `alice_course.claims.verify`, which prints a `✓` line with its place in the book; boxes
+# `alice_course.claims.verify`, which shows a `✓` block with its place in the book; boxes
 # marked **Erratum** show where the printed text slips and what is right.
 
 # %%

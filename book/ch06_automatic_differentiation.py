@@ -35,7 +35,7 @@
 #   an MLP on the digits dataset to the same accuracy as PyTorch.
 #
 # Every checkable statement is computed in the open and then checked by
-# `alice_course.claims.verify`, which prints a `✓` line with the place in the book (and
+# `alice_course.claims.verify`, which shows a `✓` block with the place in the book (and
 # stops the notebook if it fails). Boxes marked **Erratum** correct slips in the text.
 
 # %%

@@ -35,7 +35,7 @@
 #
 # and check them against `torch.nn.functional.conv2d`. Then we stack convolutions into
 # blocks and a complete CNN. Every checkable statement is computed in the open and then
-# confirmed by `alice_course.claims.verify` (one `✓` line with the place in the book);
+# confirmed by `alice_course.claims.verify` (a `✓` block with the place in the book);
 # boxes marked **Erratum** correct slips in the text.
 
 # %%

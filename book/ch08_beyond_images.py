@@ -35,7 +35,7 @@
 #
 # The from-scratch code lives in `alice_lab.text` and `alice_lab.sequence`; every
 # checkable statement is computed in the open and then checked by
-# `alice_course.claims.verify`, which prints a `✓` line with its place in the book.
+# `alice_course.claims.verify`, which shows a `✓` block with its place in the book.
 # Boxes marked **Erratum** correct slips in the text.
 
 # %%

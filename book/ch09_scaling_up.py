@@ -33,7 +33,7 @@
 #   residual network as an ODE solver (§9.4) — `alice_lab.residual`.
 #
 # Every checkable statement is computed and then confirmed by
-# `alice_course.claims.verify`, which prints a `✓` line with its place in the book. Boxes
+# `alice_course.claims.verify`, which shows a `✓` block with its place in the book. Boxes
 # marked **Erratum** correct slips in the text; the check asserts the corrected form.
 
 # %%

@@ -36,8 +36,8 @@
 # `alice_lab.transformer`), written once for NumPy, PyTorch and JAX
 # arrays and tested against `torch.nn.MultiheadAttention` and
 # `torch.nn.functional.scaled_dot_product_attention`. Every checkable statement is
-# computed in the open and checked by `alice_course.claims.verify`, which prints a `✓`
-# line with the place in the book. Boxes marked **Erratum** correct slips in the text.
+# computed in the open and checked by `alice_course.claims.verify`, which shows a `✓`
+# block with the place in the book. Boxes marked **Erratum** correct slips in the text.
 
 # %%
 # Installs alice_lab 0.1.0, this notebook's release, when it

@@ -32,7 +32,7 @@
 # against `torch.nn.TransformerEncoderLayer`/`TransformerDecoderLayer`; PyTorch modules
 # for training) and `alice_lab.attention` (masks, chunked attention, KV cache). Every
 # checkable statement is computed in the open, then checked by
-# `alice_course.claims.verify`, which prints a `✓` line with the place in the book.
+# `alice_course.claims.verify`, which shows a `✓` block with the place in the book.
 # Boxes marked **Erratum** correct slips in the text.
 
 # %%

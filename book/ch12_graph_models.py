@@ -32,7 +32,7 @@
 #   (§12.3), then a GCN on the karate club and images as graphs of patches.
 #
 # Every checkable statement is computed in the open and then checked by
-# `alice_course.claims.verify`, which prints a `✓` line with the place in the book. Boxes
+# `alice_course.claims.verify`, which shows a `✓` block with the place in the book. Boxes
 # marked **Erratum** correct slips in the text.
 
 # %%

@@ -32,7 +32,7 @@
 #
 # Everything is in `alice_lab.recurrent` (NumPy reference code; the attention and cell
 # functions also run on torch and JAX arrays) and is checked against `torch.nn`,
-# `jax.lax`, SciPy and finite differences. `alice_course.claims.verify` prints a `✓` line
+# `jax.lax`, SciPy and finite differences. `alice_course.claims.verify` shows a `✓` block
 # per checked statement with its place in the book; boxes marked **Erratum** correct
 # slips in the text.
 
