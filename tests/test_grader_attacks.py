@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -140,12 +141,18 @@ def test_submissions_are_read_without_following_links(tmp_path):
 
 @needs_full
 def test_workers_get_their_own_user_tmp_and_proc(tmp_path):
+    # each probe stays 2 s (the check limit is 3 s) so that the two workers run at
+    # the same time: a uid is a running worker's own, and one started after the other
+    # ended may get the same
     probe = (
-        "import os\n\n"
+        "import os, time\n\n"
         "def f(X):\n"
+        "    t0 = time.time()\n"
         "    open('/tmp/planted-by-a-student', 'w').write('x')\n"
         "    pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
-        "    raise RuntimeError(f'uid={os.getuid()} pids={len(pids)}')\n"
+        "    time.sleep(2)\n"
+        "    raise RuntimeError(f'uid={os.getuid()} pids={len(pids)} '\n"
+        "                       f'span={t0:.3f},{time.time():.3f}')\n"
     )
     submissions = tmp_path / "submissions"
     submissions.mkdir()
@@ -157,9 +164,12 @@ def test_workers_get_their_own_user_tmp_and_proc(tmp_path):
     facts = {}
     for g in results:
         message = next(c.message for c in g.checks if c.id == "lab02.1")
-        uid, pids = message.split("uid=")[1].split(" pids=")
-        facts[g.student] = (int(uid), int(pids.split()[0].rstrip(")")))
-    (uid1, pids1), (uid2, pids2) = facts["p1"], facts["p2"]
+        found = re.search(r"uid=(\d+) pids=(\d+) span=([\d.]+),([\d.]+)", message)
+        assert found, message
+        uid, pids, t0, t1 = found.groups()
+        facts[g.student] = (int(uid), int(pids), float(t0), float(t1))
+    (uid1, pids1, a0, a1), (uid2, pids2, b0, b1) = facts["p1"], facts["p2"]
+    assert a0 < b1 and b0 < a1, f"the two workers did not run at the same time: {facts}"
     assert uid1 != uid2 and 0 not in (uid1, uid2)
     assert pids1 < 10 and pids2 < 10, facts  # a fresh /proc: the worker's own only
     assert not Path("/tmp/planted-by-a-student").exists()
