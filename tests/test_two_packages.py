@@ -6,6 +6,7 @@ library modules only."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -48,17 +49,18 @@ def test_the_library_exposes_library_modules_only():
         [
             sys.executable,
             "-c",
-            "import sys, alice_lab\n"
+            "import json, sys, alice_lab\n"
             "for name in alice_lab.__all__:\n"
             "    getattr(alice_lab, name)\n"
-            "print(sorted(dir(alice_lab)))\n"
-            "print(sorted(m for m in sys.modules if m.startswith('alice_course')))",
+            "print(json.dumps(sorted(dir(alice_lab))))\n"
+            "print(json.dumps(sorted(m for m in sys.modules\n"
+            "                        if m.startswith('alice_course'))))",
         ],
         capture_output=True,
         text=True,
         check=True,
     )
-    names, course_modules = (eval(line) for line in done.stdout.splitlines())
+    names, course_modules = (json.loads(line) for line in done.stdout.splitlines())
     assert not COURSE & set(names), COURSE & set(names)
     assert "optim" in names and "attention" in names
     assert course_modules == []  # every library module imported, nothing of the course
