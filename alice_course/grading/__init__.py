@@ -252,21 +252,33 @@ def _locate(err: BaseException) -> str:
 
 
 def compare(
-    name: str, got: Any, want: np.ndarray, *, rtol: float, atol: float
+    name: str, got: Any, want: Any, *, rtol: float, atol: float
 ) -> tuple[bool, str]:
-    """Compare ``got`` (from the student's code) with ``want`` (from the reference).
+    """Compare ``got`` (from the student's code) with the reference value ``want``.
 
-    Shape first, then values; the message says what differed and where. While a
-    grader records the check (:data:`RECORDER` is set) it also sees ``name``, ``got``
-    and ``want``, so that it can redo the comparison in its own process.
+    ``want`` is the expected value or, as checks pass it, a zero-argument function
+    that computes it: a grading worker, which runs the student's code, never calls
+    it (see below). Shape first, then values; the message says what differed and
+    where.
 
-    >>> compare("y", [1.0, 2.0], np.array([1.0, 2.5]), rtol=0, atol=1e-9)[0]
+    While a grader records the check (:data:`RECORDER` is set) the recorder does the
+    work instead. In the worker it keeps ``got`` as a plain array and answers
+    ``(True, "")`` without computing ``want``: the verdict is the grader's, which
+    runs the same check on the reference solution in its own process
+    (:mod:`alice_course.grading.judge`).
+
+    >>> compare("y", [1.0, 2.0], lambda: np.array([1.0, 2.5]), rtol=0, atol=1e-9)[0]
     False
     """
     record = RECORDER.get()
     if record is not None:
-        record(name, got, want, rtol, atol)
-    return _match(name, got, want, rtol=rtol, atol=atol)
+        return record(name, got, want, rtol, atol)
+    return _match(name, got, expected(want), rtol=rtol, atol=atol)
+
+
+def expected(want: Any) -> Any:
+    """The value ``want`` stands for: ``want()`` if it is a function, else itself."""
+    return want() if callable(want) else want
 
 
 _compare = compare  # the name lab modules import

@@ -5,7 +5,8 @@
 every comparison. In the grading worker, before any student code runs,
 :func:`watch` looks at each check's reference solution (``check.reference()``): the
 function itself and the ``alice_lab`` functions it names (its globals and closure),
-outside the array helpers of :mod:`alice_lab.backend`. Each of those is replaced,
+outside the array helpers of :mod:`alice_lab.backend`, and the same for a reference
+written in the lab's check module. Each of those is replaced,
 wherever an ``alice_lab`` or ``alice_course`` module holds it, by a wrapper that notes
 a call made while that check runs with a frame of the submission on the stack. The
 check then fails with a message naming the function; the checks' own calls (a
@@ -33,10 +34,12 @@ _SKIP = ("alice_lab.backend",)  # the array helpers every answer may use
 
 
 def _is_library_function(obj) -> bool:
+    """A function of ``alice_lab`` (outside its array helpers) or of a lab's checks
+    (``alice_course.grading.labNN``, where references written for a check live)."""
     module = getattr(obj, "__module__", "") or ""
     return (
         isinstance(obj, types.FunctionType)
-        and module.startswith("alice_lab")
+        and module.startswith(("alice_lab", "alice_course.grading.lab"))
         and not module.startswith(_SKIP)
     )
 

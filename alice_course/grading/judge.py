@@ -7,7 +7,9 @@ every call to ``compare`` leaves a :class:`Step` holding the answer as a float64
 array. The steps travel to the grader as JSON with base64 float64 bytes (:func:`encode`,
 :func:`decode`; nothing is ever unpickled). In its own process the grader records the
 same check run on the *reference* solution, which gives the expected value and the
-tolerance of every step, and :func:`judge` redoes each comparison with its own NumPy.
+tolerance of every step, and :func:`judge` does each comparison with its own NumPy.
+Checks hand ``compare`` the expected value as a function, which the worker never
+calls: no expected value exists in the process that runs the student's code.
 
 So what the student's process says about itself counts only against it: a failure it
 reports is kept, but a pass needs every recorded answer to match the reference, step by
@@ -86,13 +88,14 @@ def record(check_id: str, fn: Callable, *, side: str) -> Record:
         raise ValueError(f"side must be 'student' or 'reference'; got {side!r}")
     steps: list[Step] = []
 
-    def recorder(name: str, got: Any, want: Any, rtol: float, atol: float) -> None:
-        if side == "student":
+    def recorder(name: str, got: Any, want: Any, rtol: float, atol: float):
+        if side == "student":  # the worker: ``want`` is never computed here
             value, error = _plain(got)
             steps.append(Step(str(name), value, error))
-        else:
-            expected = np.asarray(want, dtype=np.float64)
-            steps.append(Step(str(name), expected, None, float(rtol), float(atol)))
+            return (error is None, f"{name} {error}" if error else "")
+        expected = np.asarray(grading.expected(want), dtype=np.float64)
+        steps.append(Step(str(name), expected, None, float(rtol), float(atol)))
+        return grading._match(name, got, expected, rtol=rtol, atol=atol)
 
     token = grading.RECORDER.set(recorder)
     try:
@@ -160,19 +163,19 @@ def judge(student: Record, reference: Record) -> Verdict:
     """Decide a check from the student's record (from the worker) and the reference
     record (made here).
 
-    A status other than passed/failed from the worker (not attempted, error) is kept:
-    it can only cost the student points. Otherwise every recorded answer is compared
-    with the reference's expected value, in order and by name; the first mismatch
-    fails the check with a message written here. A pass needs the worker to report a
-    pass *and* every step of the reference to be matched.
+    Every recorded answer is compared with the reference's expected value, in order
+    and by name; the first mismatch fails the check with a message written here (the
+    worker never knew the expected values, so its own status says nothing about them).
+    Otherwise a status other than passed/failed (not attempted, error) is kept, as is
+    a failure the worker found without a comparison (inputs modified in place, ...):
+    those can only cost the student points. A pass needs the worker to report a pass
+    *and* every step of the reference to be matched.
     """
     if reference.status != "passed":
         raise RuntimeError(
             f"the reference solution fails check {reference.id}: {reference.message}"
         )
     message = _clip(student.message)
-    if student.status not in ("passed", "failed"):
-        return Verdict(student.status, message)
     want = reference.steps
     for k, got in enumerate(student.steps):
         if k >= len(want) or got.name != want[k].name:
@@ -190,8 +193,8 @@ def judge(student: Record, reference: Record) -> Verdict:
         )
         if not ok:
             return Verdict("failed", why)
-    if student.status == "failed":
-        return Verdict("failed", message)
+    if student.status != "passed":
+        return Verdict(student.status, message)
     if not want:
         return Verdict("passed", reference.message, verified=False)
     if len(student.steps) < len(want):
