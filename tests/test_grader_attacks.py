@@ -391,6 +391,69 @@ def test_calling_alice_labs_own_answer_does_not_score(tmp_path):
     assert results["delegates"].score == 0
 
 
+MIRROR = """import gc
+import sys
+
+import numpy as np
+
+
+def _found(shape):
+    \"\"\"An expected value of this shape from the stack (calling the check's
+    zero-argument functions there) or from anywhere in the process.\"\"\"
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            seen = [value]
+            code = getattr(value, "__code__", None)
+            if code is not None and code.co_argcount == 0 and not code.co_flags & 4:
+                try:
+                    seen.append(value())
+                except Exception:
+                    pass
+            for v in seen:
+                if isinstance(v, np.ndarray) and v.shape == shape:
+                    return v
+        frame = frame.f_back
+    for v in gc.get_objects():
+        if isinstance(v, np.ndarray) and v.shape == shape:
+            return v
+    return np.zeros(shape)
+
+
+class Mirror:
+    def __init__(self, shape):
+        self.shape = shape
+
+    def __array__(self, dtype=None, copy=None):
+        return _found(self.shape)
+
+
+def f(X):
+    return Mirror((len(X),))
+
+
+def grad_f(X):
+    return _found((len(X), 2))
+"""
+
+
+def test_answers_that_look_for_the_expected_value_find_none(tmp_path):
+    """The worker never computes an expected value: an answer that searches the
+    stack (and calls the check's lazy expected values it meets there) or the whole
+    heap for one scores nothing, and the honest neighbour keeps its points."""
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "mirror.py").write_text(MIRROR)
+    (submissions / "honest.py").write_text(HONEST)
+    results = _by_student(submissions, tmp_path / "out")
+    assert results["honest"].score == HONEST_POINTS
+    checks = {c.id: c for c in results["mirror"].checks}
+    for check_id in ("lab02.1", "lab02.2"):
+        assert checks[check_id].status == "failed", checks[check_id].message
+    assert results["mirror"].score == 0
+    _class_files_intact(tmp_path / "out", 2)
+
+
 # --- 2. hidden checks do not leak through messages -------------------------------
 
 LEAK = """import gc
