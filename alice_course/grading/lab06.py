@@ -14,6 +14,7 @@ Book: §6.4.1 (VJPs, lines 2954-3108) and "From theory to practice" (lines 3236-
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -21,13 +22,18 @@ import numpy as np
 from alice_course.grading import _chain, _compare, mutant, register
 
 
-def _pair(name: str, got, want, *, rtol=1e-10, atol=1e-12) -> tuple[bool, str]:
-    """Compare a tuple answer (dX, dW) with the reference, entry by entry."""
-    if not isinstance(got, tuple | list) or len(got) != len(want):
-        return False, f"{name} should return a tuple of {len(want)} arrays"
+def _pair(
+    name: str, got, want: Callable[[], tuple], *, rtol=1e-10, atol=1e-12
+) -> tuple[bool, str]:
+    """Compare a tuple answer (dX, dW) with the reference pair ``want()``, entry by
+    entry; ``name`` holds one label per entry, "dX .../dW ...". ``want`` is called
+    (once) only to judge, never on the grading worker's side."""
     labels = name.split("/")
-    for label, g, w in zip(labels, got, want, strict=True):
-        ok, msg = _compare(label, g, w, rtol=rtol, atol=atol)
+    if not isinstance(got, tuple | list) or len(got) != len(labels):
+        return False, f"{name} should return a tuple of {len(labels)} arrays"
+    want = functools.cache(want)
+    for k, (label, g) in enumerate(zip(labels, got, strict=True)):
+        ok, msg = _compare(label, g, lambda k=k: want()[k], rtol=rtol, atol=atol)
         if not ok:
             return False, msg
     return True, ""
@@ -52,11 +58,10 @@ def check_matmul_vjp(matmul_vjp: Callable) -> tuple[bool, str]:
         r = np.random.default_rng(seed)
         X, W = r.standard_normal((n, c)), r.standard_normal((c, c_out))
         g = r.standard_normal((n, c_out))
-        want = vjp(lambda X, W: X @ W, X, W)[1](g)
         return lambda: _pair(
             f"dX ({n}×{c} @ {c}×{c_out})/dW ({n}×{c} @ {c}×{c_out})",
             matmul_vjp(g.copy(), X.copy(), W.copy()),
-            want,
+            lambda: vjp(lambda X, W: X @ W, X, W)[1](g),
         )
 
     return _chain(
@@ -108,9 +113,10 @@ def check_add_bias_vjp(add_bias_vjp: Callable) -> tuple[bool, str]:
             r.standard_normal(c),
             r.standard_normal((n, c)),
         )
-        want = vjp(lambda X, b: X + b, X, b)[1](g)
         return lambda: _pair(
-            f"dX ({n}×{c})/db ({c},)", add_bias_vjp(g.copy(), X.copy(), b.copy()), want
+            f"dX ({n}×{c})/db ({c},)",
+            add_bias_vjp(g.copy(), X.copy(), b.copy()),
+            lambda: vjp(lambda X, b: X + b, X, b)[1](g),
         )
 
     return _chain(
@@ -173,12 +179,16 @@ def check_softplus_vjp(softplus_vjp: Callable) -> tuple[bool, str]:
 
     return _chain(
         lambda: _compare(
-            "softplus_vjp(g, x)", run(G, X), G * _sigmoid(X), rtol=1e-10, atol=1e-12
+            "softplus_vjp(g, x)",
+            run(G, X),
+            lambda: G * _sigmoid(X),
+            rtol=1e-10,
+            atol=1e-12,
         ),
         lambda: _compare(
             "softplus_vjp at x = ±800, ±30, ...",
             run(g_big, _X_SOFTPLUS),
-            g_big * _sigmoid(_X_SOFTPLUS),
+            lambda: g_big * _sigmoid(_X_SOFTPLUS),
             rtol=1e-10,
             atol=1e-300,
         ),
@@ -227,13 +237,16 @@ def check_logsumexp_vjp(logsumexp_vjp: Callable) -> tuple[bool, str]:
     def case(n, m, scale, seed):
         r = np.random.default_rng(seed)
         x, g = scale * r.standard_normal((n, m)), r.standard_normal(n)
-        want = vjp(lambda z: logsumexp(z, axis=-1), x)[1](g)
 
         def step():
             with np.errstate(all="ignore"):
                 got = logsumexp_vjp(g.copy(), x.copy())
             return _compare(
-                f"logsumexp_vjp for x ({n}, {m})", got, want, rtol=1e-10, atol=1e-14
+                f"logsumexp_vjp for x ({n}, {m})",
+                got,
+                lambda: vjp(lambda z: logsumexp(z, axis=-1), x)[1](g),
+                rtol=1e-10,
+                atol=1e-14,
             )
 
         return step
@@ -317,9 +330,18 @@ def check_backward(backward: Callable) -> tuple[bool, str]:
     adjoints accumulated over every use, no recursion limit."""
     from alice_lab.autodiff import backward_pass
 
-    def case(y, leaves, what):
+    fresh_graphs = functools.cache(_graphs)
+
+    @functools.cache
+    def expected(i):
+        """The engine's leaf gradients for graph ``i``, on a copy of the graph that
+        the student's code never saw."""
+        y, leaves, _ = fresh_graphs()[i]
+        grads = backward_pass(y, np.ones_like(y.data))
+        return [grads[leaf] for leaf in leaves]
+
+    def case(i, y, leaves, what):
         def step():
-            want = backward_pass(y, np.ones_like(y.data))
             got = backward(y)
             if not isinstance(got, dict):
                 return False, f"backward should return a dict, got {type(got).__name__}"
@@ -327,7 +349,11 @@ def check_backward(backward: Callable) -> tuple[bool, str]:
                 if leaf not in got:
                     return False, f"{what}: no gradient for leaf {k}"
                 ok, msg = _compare(
-                    f"{what}: leaf {k}", got[leaf], want[leaf], rtol=1e-10, atol=1e-12
+                    f"{what}: leaf {k}",
+                    got[leaf],
+                    lambda k=k: expected(i)[k],
+                    rtol=1e-10,
+                    atol=1e-12,
                 )
                 if not ok:
                     return False, msg
@@ -336,7 +362,7 @@ def check_backward(backward: Callable) -> tuple[bool, str]:
         return step
 
     return _chain(
-        *(case(*g) for g in _graphs()),
+        *(case(i, *g) for i, g in enumerate(_graphs())),
         ok="correct leaf gradients on shared nodes, an MLP and a 6000-node chain",
     )
 
@@ -411,21 +437,34 @@ def check_train_step(train_step: Callable) -> tuple[bool, str]:
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:120] / 16.0, y[:120]
-    mine = ref = init_mlp([64, 12, 10], seed=9)
+    widths = [64, 12, 10]
+    layers = len(widths) - 1
+
+    @functools.cache
+    def expected(steps):
+        """The engine's parameters after ``steps`` steps from the same start."""
+        if steps == 0:
+            return init_mlp(widths, seed=9)
+        return sgd_step(expected(steps - 1), X, y, 0.5)[0]
+
+    mine = init_mlp(widths, seed=9)
     for step in range(3):
         before = [(W.copy(), b.copy()) for W, b in mine]
         given = [(W.copy(), b.copy()) for W, b in mine]
         mine = train_step(given, X, y, 0.5, mlp_loss, _engine_backward)
-        ref = sgd_step(ref, X, y, 0.5)[0]
-        if not isinstance(mine, list | tuple) or len(mine) != len(ref):
-            return False, f"train_step should return a list of {len(ref)} (W, b) pairs"
+        if not isinstance(mine, list | tuple) or len(mine) != layers:
+            return False, f"train_step should return a list of {layers} (W, b) pairs"
         for k, ((W0, b0), (W1, b1)) in enumerate(zip(before, given, strict=True)):
             if not (np.array_equal(W0, W1) and np.array_equal(b0, b1)):
                 return False, f"train_step changed the arrays of layer {k + 1} in place"
-        for k, ((W, b), (Wr, br)) in enumerate(zip(mine, ref, strict=True)):
-            for name, got, want in ((f"W{k + 1}", W, Wr), (f"b{k + 1}", b, br)):
+        for k, (W, b) in enumerate(mine):
+            for j, (name, got) in enumerate(((f"W{k + 1}", W), (f"b{k + 1}", b))):
                 ok, msg = _compare(
-                    f"step {step + 1}: {name}", got, want, rtol=1e-9, atol=1e-12
+                    f"step {step + 1}: {name}",
+                    got,
+                    lambda s=step + 1, k=k, j=j: expected(s)[k][j],
+                    rtol=1e-9,
+                    atol=1e-12,
                 )
                 if not ok:
                     return False, msg
