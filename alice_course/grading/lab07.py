@@ -43,11 +43,10 @@ def check_extract_patches(extract_patches: Callable) -> tuple[bool, str]:
 
     def case(shape, s, seed):
         X = np.random.default_rng(seed).standard_normal(shape)
-        want = conv.patches(X, s)
         return lambda: _compare(
             f"patches of a {shape} batch, s={s}",
             extract_patches(X.copy(), s),
-            want,
+            lambda: conv.patches(X, s),
             rtol=0,
             atol=0,
         )
@@ -112,11 +111,10 @@ def check_conv2d_unfold(conv2d_unfold: Callable) -> tuple[bool, str]:
         g = torch.Generator().manual_seed(seed)
         X = torch.randn(*xs, generator=g, dtype=torch.float64)
         W = torch.randn(*ws, generator=g, dtype=torch.float64)
-        want = _torch_conv(X, W, padding).numpy()
         return lambda: _compare(
             f"conv of {tuple(xs)} with {tuple(ws)}, padding={padding}",
             conv2d_unfold(X.clone(), W.clone(), padding),
-            want,
+            lambda: _torch_conv(X, W, padding).numpy(),
             rtol=1e-9,
             atol=1e-9,
         )
@@ -184,11 +182,11 @@ def check_max_pool(max_pool: Callable) -> tuple[bool, str]:
 
     def case(shape, seed):
         X = np.random.default_rng(seed).standard_normal(shape)
-        want = (
-            F.max_pool2d(torch.as_tensor(X).permute(0, 3, 1, 2), 2)
-            .permute(0, 2, 3, 1)
-            .numpy()
-        )
+
+        def want():
+            Xt = torch.as_tensor(X).permute(0, 3, 1, 2)
+            return F.max_pool2d(Xt, 2).permute(0, 2, 3, 1).numpy()
+
         return lambda: _compare(
             f"max-pool of {shape}", max_pool(X.copy()), want, rtol=0, atol=0
         )
@@ -261,12 +259,16 @@ def _cnn_case(forward: Callable, to_array: Callable, seed: int, rtol: float):
     params = cnn_init(seed)
     params = {k: v + 0.1 * r.standard_normal(v.shape) for k, v in params.items()}
     X = r.standard_normal((5, 8, 6, 1))
-    tp = {k: torch.as_tensor(v) for k, v in params.items()}
-    want = _cnn_torch_ref()(tp, torch.as_tensor(X)).numpy()
-    got_params = {k: to_array(v) for k, v in params.items()}
+
+    def want():
+        tp = {k: torch.as_tensor(v) for k, v in params.items()}
+        return _cnn_torch_ref()(tp, torch.as_tensor(X)).numpy()
+
+    # copies: torch.as_tensor would share the arrays the expected value is made of
+    got_params = {k: to_array(v.copy()) for k, v in params.items()}
     return lambda: _compare(
         f"logits of a (5, 8, 6, 1) batch (seed {seed})",
-        forward(got_params, to_array(X)),
+        forward(got_params, to_array(X.copy())),
         want,
         rtol=rtol,
         atol=rtol,
