@@ -14,6 +14,7 @@ Book: §8.2.1-§8.2.2 (lines 3740-3938) and "From theory to practice" (lines 430
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -46,8 +47,12 @@ def check_pad_and_mask(pad_and_mask: Callable) -> tuple[bool, str]:
     def case(max_len):
         seqs = [list(s) for s in _SEQS]
         cut = [s[:max_len] for s in seqs]
-        want_X = pad_sequences(cut, max_len=max_len)
-        want_M = length_mask([len(s) for s in cut], max_len)
+
+        def want_X():
+            return pad_sequences(cut, max_len=max_len)
+
+        def want_M():
+            return length_mask([len(s) for s in cut], max_len)
 
         def step():
             got = pad_and_mask([list(s) for s in seqs], max_len)
@@ -111,10 +116,13 @@ def check_embedding_lookup(embedding_lookup: Callable) -> tuple[bool, str]:
         r = np.random.default_rng(seed)
         E = r.standard_normal((n, e))
         ids = r.integers(0, n, shape)
-        layer = torch.nn.Embedding(n, e, dtype=torch.float64)
-        with torch.no_grad():
-            layer.weight.copy_(torch.tensor(E))
-        want = layer(torch.tensor(ids)).detach().numpy()
+
+        def want():
+            layer = torch.nn.Embedding(n, e, dtype=torch.float64)
+            with torch.no_grad():
+                layer.weight.copy_(torch.tensor(E))
+            return layer(torch.tensor(ids)).detach().numpy()
+
         return lambda: _compare(
             f"lookup of ids {shape} in E ({n}×{e})",
             embedding_lookup(E.copy(), ids.copy()),
@@ -173,9 +181,12 @@ def check_embedding_grad(embedding_grad: Callable) -> tuple[bool, str]:
         ids = r.integers(0, n, shape)
         ids.flat[1] = ids.flat[0]  # at least one repeated id
         G = r.standard_normal((*shape, e))
-        layer = torch.nn.Embedding(n, e, dtype=torch.float64)
-        (layer(torch.tensor(ids)) * torch.tensor(G)).sum().backward()
-        want = layer.weight.grad.numpy()
+
+        def want():
+            layer = torch.nn.Embedding(n, e, dtype=torch.float64)
+            (layer(torch.tensor(ids)) * torch.tensor(G)).sum().backward()
+            return layer.weight.grad.numpy()
+
         return lambda: _compare(
             f"dE ({n}×{e}) for ids {shape}",
             embedding_grad(ids.copy(), G.copy(), n),
@@ -230,11 +241,10 @@ def check_masked_mean(masked_mean: Callable) -> tuple[bool, str]:
         t = max(lengths)
         H = np.stack([np.vstack([s, r.standard_normal((t - len(s), c))]) for s in seqs])
         M = (np.arange(t)[None] < np.array(lengths)[:, None]).astype(float)
-        want = np.stack([s.mean(0) for s in seqs])  # junk in the padding on purpose
-        return lambda: _compare(
+        return lambda: _compare(  # junk in the padding on purpose
             f"masked mean for lengths {lengths}",
             masked_mean(H.copy(), M.copy()),
-            want,
+            lambda: np.stack([s.mean(0) for s in seqs]),
             rtol=1e-10,
             atol=1e-12,
         )
@@ -274,6 +284,28 @@ def _cnn_ref():
     return RefTextCNN
 
 
+def _box82_weights(n: int, e: int, k: int, seed: int) -> dict:
+    """Seeded weights with the names and shapes of Box 8.2 (n words, e dimensions,
+    k classes), uniform with variance 1 / fan-in (1 for the embedding): what the
+    check loads into the student's model and into the reference."""
+    import torch
+
+    shapes = {  # name: (shape, fan-in)
+        "emb.weight": ((n, e), 1),
+        "conv1.weight": ((32, e, 5), 5 * e),
+        "conv1.bias": ((32,), 5 * e),
+        "conv2.weight": ((64, 32, 5), 5 * 32),
+        "conv2.bias": ((64,), 5 * 32),
+        "head.weight": ((k, 64), 64),
+        "head.bias": ((k,), 64),
+    }
+    g = torch.Generator().manual_seed(seed)
+    return {
+        name: (2 * torch.rand(shape, generator=g) - 1) * 3**0.5 / fan_in**0.5
+        for name, (shape, fan_in) in shapes.items()
+    }
+
+
 def _cnn_inputs(n, seed):
     import torch
 
@@ -290,20 +322,18 @@ def check_text_cnn(TextCNN: Callable) -> tuple[bool, str]:
     (x (b, m), mask (b, m) or None) -> (b, num_classes)."""
     import torch
 
-    Ref = _cnn_ref()
-    torch.manual_seed(0)
-    ref = Ref(30, 8, 3)
+    weights = _box82_weights(30, 8, 3, seed=0)
+    n_box = sum(w.numel() for w in weights.values())
     mine = TextCNN(30, 8, 3)
-    n_ref = sum(p.numel() for p in ref.parameters())
     n_mine = sum(p.numel() for p in mine.parameters())
-    if n_mine != n_ref:
+    if n_mine != n_box:
         return (
             False,
             f"the model has {n_mine} parameters; Box 8.2 with n=30, e=8 and 3 "
-            f"classes has {n_ref}",
+            f"classes has {n_box}",
         )
     try:
-        mine.load_state_dict(ref.state_dict())
+        mine.load_state_dict(weights)
     except RuntimeError as err:
         return (
             False,
@@ -311,16 +341,20 @@ def check_text_cnn(TextCNN: Callable) -> tuple[bool, str]:
         )
     x, M = _cnn_inputs(30, 1)
     with torch.no_grad():
-        steps = [
-            ("logits without a mask", mine(x), ref(x)),
-            ("logits with a mask", mine(x, M), ref(x, M)),
-        ]
-    checks = [
-        (lambda name=name, a=a, b=b: _compare(name, a, b.numpy(), rtol=1e-5, atol=1e-6))
-        for name, a, b in steps
-    ]
+        got = [mine(x.clone()), mine(x.clone(), M.clone())]
+
+    @functools.cache
+    def expected():
+        """The reference model's logits with the same weights: (no mask, mask)."""
+        ref = _cnn_ref()(30, 8, 3)
+        ref.load_state_dict(weights)
+        with torch.no_grad():
+            return ref(x).numpy(), ref(x, M).numpy()
+
+    tol = {"rtol": 1e-5, "atol": 1e-6}
     return _chain(
-        *checks,
+        lambda: _compare("logits without a mask", got[0], lambda: expected()[0], **tol),
+        lambda: _compare("logits with a mask", got[1], lambda: expected()[1], **tol),
         ok="Box 8.2's shapes and parameters; with the mask, padding changes nothing",
     )
 
@@ -408,22 +442,32 @@ def check_train_epoch(train_epoch: Callable) -> tuple[bool, str]:
     y = torch.arange(20) % 3
 
     def run(fn):
+        """One epoch of ``fn`` from the same seeded model and optimizer: (mean loss,
+        the weights after it)."""
         torch.manual_seed(3)
         model = Ref(20, 6, 3)
         opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
-        loss = fn(model, X, Mx, y, opt, batch_size=6)
+        loss = fn(model, X.clone(), Mx.clone(), y.clone(), opt, batch_size=6)
         return float(loss), torch.cat(
             [p.detach().flatten() for p in model.parameters()]
         )
 
-    want_loss, want_w = run(_epoch_ref())
     got_loss, got_w = run(train_epoch)
+    expected = functools.cache(lambda: run(_epoch_ref()))
     return _chain(
         lambda: _compare(
-            "the returned mean loss", got_loss, want_loss, rtol=1e-5, atol=1e-6
+            "the returned mean loss",
+            got_loss,
+            lambda: expected()[0],
+            rtol=1e-5,
+            atol=1e-6,
         ),
         lambda: _compare(
-            "the weights after one epoch", got_w, want_w.numpy(), rtol=1e-4, atol=1e-5
+            "the weights after one epoch",
+            got_w,
+            lambda: expected()[1].numpy(),
+            rtol=1e-4,
+            atol=1e-5,
         ),
         ok="one step per batch with fresh gradients, the mask passed to the model",
     )
