@@ -9,13 +9,16 @@ Book: "From theory to practice" at the end of chapter 4 (lines 2164-2192).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from alice_course.grading import _chain, _compare, mutant, register
 
 KEYS = ("W", "b")
+MODELS = ("tree", "knn")
 
 
 # --- seeded inputs and references -----------------------------------------------------
@@ -84,32 +87,53 @@ def _ref_compare(X_train, y_train, X_test, y_test):
     return {"tree": tree.score(X_test, y_test), "knn": knn.score(X_test, y_test)}
 
 
-def _keys(name: str, got, want: tuple[str, ...], allowed=KEYS) -> tuple[bool, str]:
-    """Compare which of ``allowed`` keys a returned dict holds, as 0/1 flags."""
+def _lazy(fn: Callable, *args, **kwargs) -> Callable[[], Any]:
+    """``fn(*args, **kwargs)``, computed on the first call of the returned function and
+    kept: one reference result for several comparisons, computed only where the
+    expected values are wanted (never in the grading worker)."""
+
+    @functools.cache
+    def value():
+        return fn(*args, **kwargs)
+
+    return value
+
+
+def _keys(
+    name: str, got, keys: tuple[str, ...], want: Callable[[], dict], allowed=KEYS
+) -> tuple[bool, str]:
+    """Compare which of ``allowed`` keys a returned dict holds, as 0/1 flags, with the
+    keys of the reference's dict ``want()``; ``keys`` are the keys the check expects
+    (known from its inputs, so the check's steps never depend on the reference)."""
     if not isinstance(got, dict):
         return False, f"{name} must return a dict; got {type(got).__name__}"
-    flags = np.array([float(k in got) for k in allowed])
     ok, _ = _compare(
         f"{name}: keys present",
-        flags,
-        np.array([float(k in want) for k in allowed]),
+        np.array([float(k in got) for k in allowed]),
+        lambda: np.array([float(k in want()) for k in allowed]),
         rtol=0,
         atol=0,
     )
-    if not ok or set(got) - set(allowed):
-        return False, f"{name} returned keys {sorted(got)}; expected {sorted(want)}"
+    if not ok or set(got) != set(keys):
+        return False, f"{name} returned keys {sorted(got)}; expected {sorted(keys)}"
     return True, ""
 
 
-def _dict_equal(name, got, want, *, rtol, atol) -> tuple[bool, str]:
-    ok, msg = _keys(name, got, tuple(want))
-    if not ok:
-        return ok, msg
-    for k in want:
-        ok, msg = _compare(f"{name}[{k!r}]", got[k], want[k], rtol=rtol, atol=atol)
-        if not ok:
-            return ok, msg
-    return True, ""
+def _dict_equal(
+    name, got, keys: tuple[str, ...], want: Callable[[], dict], *, rtol, atol
+) -> tuple[bool, str]:
+    """The keys of ``got``, then ``got[k]`` against ``want()[k]`` for each ``k`` of
+    ``keys``."""
+    return _chain(
+        lambda: _keys(name, got, keys, want),
+        *(
+            lambda k=k: _compare(
+                f"{name}[{k!r}]", got[k], lambda: want()[k], rtol=rtol, atol=atol
+            )
+            for k in keys
+        ),
+        ok="",
+    )
 
 
 # --- 4.1 init_params ------------------------------------------------------------------
@@ -126,7 +150,8 @@ def check_init(init_params: Callable) -> tuple[bool, str]:
         return lambda: _dict_equal(
             f"init_params({c}, {m}, seed={seed})",
             init_params(c, m, seed),
-            _ref_init(c, m, seed),
+            KEYS,
+            _lazy(_ref_init, c, m, seed),
             rtol=1e-12,
             atol=0,
         )
@@ -179,7 +204,7 @@ def check_predict(predict: Callable) -> tuple[bool, str]:
         return lambda: _compare(
             f"predict(params, X) {what}",
             predict(_copy(params), X.copy()),
-            _ref_predict(params, X),
+            lambda: _ref_predict(params, X),
             rtol=1e-9,
             atol=1e-12,
         )
@@ -241,7 +266,8 @@ def check_gradients(gradients: Callable) -> tuple[bool, str]:
         return lambda: _dict_equal(
             f"gradients {what}",
             gradients(_copy(params), X.copy(), y.copy()),
-            _ref_gradients(params, X, y),
+            tuple(params),
+            _lazy(_ref_gradients, params, X, y),
             rtol=1e-7,
             atol=1e-10,
         )
@@ -296,13 +322,13 @@ def check_loss_and_accuracy(loss_and_accuracy: Callable) -> tuple[bool, str]:
             got = loss_and_accuracy(_copy(params), X.copy(), y.copy())
             if not isinstance(got, tuple) or len(got) != 2:
                 return False, f"loss_and_accuracy must return a pair; got {got!r:.60}"
-            want = _ref_loss_and_accuracy(params, X, y)
+            want = _lazy(_ref_loss_and_accuracy, params, X, y)
             return _chain(
                 lambda: _compare(
-                    f"loss {what}", got[0], np.float64(want[0]), rtol=1e-7, atol=1e-10
+                    f"loss {what}", got[0], lambda: want()[0], rtol=1e-7, atol=1e-10
                 ),
                 lambda: _compare(
-                    f"accuracy {what}", got[1], np.float64(want[1]), rtol=0, atol=1e-12
+                    f"accuracy {what}", got[1], lambda: want()[1], rtol=0, atol=1e-12
                 ),
                 ok="",
             )
@@ -361,16 +387,21 @@ def check_train(train: Callable) -> tuple[bool, str]:
             if not isinstance(got, tuple) or len(got) != 2:
                 return False, "train must return (params, losses)"
             params, losses = got
-            want_p, want_l = _ref_train(X, y, lr, steps, bias=bias, seed=3)
+            want = _lazy(_ref_train, X, y, lr, steps, bias=bias, seed=3)
             what = f"(lr={lr}, steps={steps}, bias={bias})"
             return _chain(
                 lambda: _dict_equal(
-                    f"trained params {what}", params, want_p, rtol=1e-6, atol=1e-9
+                    f"trained params {what}",
+                    params,
+                    KEYS if bias else ("W",),
+                    lambda: want()[0],
+                    rtol=1e-6,
+                    atol=1e-9,
                 ),
                 lambda: _compare(
                     f"losses {what}",
                     np.asarray(losses, dtype=float),
-                    np.asarray(want_l),
+                    lambda: np.asarray(want()[1]),
                     rtol=1e-6,
                     atol=1e-9,
                 ),
@@ -436,24 +467,22 @@ def check_compare(compare: Callable) -> tuple[bool, str]:
     def case(a, b, c, d, what):
         def run():
             got = compare(a.copy(), b.copy(), c.copy(), d.copy())
-            ok, msg = _keys(
-                f"compare {what}", got, ("tree", "knn"), allowed=("tree", "knn")
-            )
+            want = _lazy(_ref_compare, a, b, c, d)
+            ok, msg = _keys(f"compare {what}", got, MODELS, want, allowed=MODELS)
             if not ok:
                 return ok, msg
-            want = _ref_compare(a, b, c, d)
             return _chain(
                 *(
                     (
                         lambda k=k: _compare(
                             f"{k} test accuracy {what}",
                             got[k],
-                            np.float64(want[k]),
+                            lambda: want()[k],
                             rtol=0,
                             atol=1e-12,
                         )
                     )
-                    for k in ("tree", "knn")
+                    for k in MODELS
                 ),
                 ok="",
             )

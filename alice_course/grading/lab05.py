@@ -27,6 +27,7 @@ from alice_course.grading import _chain, _compare, mutant, register
 # Book: "From theory to practice" of chapter 5 (lines 2634-2660), §5.2-§5.3.
 
 SIZES = [64, 16, 10]
+N_LAYERS = len(SIZES) - 1
 
 
 @functools.cache
@@ -54,19 +55,44 @@ def _params(sizes: list[int], seed: int) -> list[dict[str, np.ndarray]]:
     ]
 
 
-def _compare_params(name: str, got: Any, want: list, *, rtol=1e-9, atol=1e-11):
-    """Compare a list of {"W", "b"} dicts leaf by leaf (the same steps every time)."""
+def _lazy(fn: Callable, *args, **kwargs) -> Callable[[], Any]:
+    """``fn(*args, **kwargs)``, computed on the first call of the returned function and
+    kept: one reference result for several comparisons, computed only where the
+    expected values are wanted (never in the grading worker)."""
+
+    @functools.cache
+    def value():
+        return fn(*args, **kwargs)
+
+    return value
+
+
+def _compare_params(
+    name: str,
+    got: Any,
+    n_layers: int,
+    want: Callable[[], list],
+    *,
+    rtol=1e-9,
+    atol=1e-11,
+):
+    """Steps comparing a list of ``n_layers`` {"W", "b"} dicts leaf by leaf with the
+    reference's ``want()`` (the same steps every time, whatever the values)."""
     steps = []
-    for k, layer in enumerate(want):
+    for k in range(n_layers):
         for key in ("W", "b"):
 
-            def step(k=k, key=key, layer=layer):
+            def step(k=k, key=key):
                 try:
                     value = got[k][key]
                 except (IndexError, KeyError, TypeError):
                     return False, f"{name} has no layer {k} with a {key!r} entry"
                 return _compare(
-                    f"{name}[{k}][{key!r}]", value, layer[key], rtol=rtol, atol=atol
+                    f"{name}[{k}][{key!r}]",
+                    value,
+                    lambda: want()[k][key],
+                    rtol=rtol,
+                    atol=atol,
                 )
 
             steps.append(step)
@@ -105,9 +131,15 @@ def check_forward(mlp_forward: Callable) -> tuple[bool, str]:
         p = _params(sizes, seed)
 
         def step(X=X, p=p, sizes=sizes):
-            got = mlp_forward([dict(q) for q in p], X.copy())
+            got = mlp_forward(
+                [{k: v.copy() for k, v in q.items()} for q in p], X.copy()
+            )
             return _compare(
-                f"logits for sizes {sizes}", got, reference(p, X), rtol=1e-9, atol=1e-11
+                f"logits for sizes {sizes}",
+                got,
+                lambda: reference(p, X),
+                rtol=1e-9,
+                atol=1e-11,
             )
 
         steps.append(step)
@@ -179,7 +211,7 @@ def check_epoch(sgd_epoch: Callable) -> tuple[bool, str]:
     for n, r, lr, seed in [(100, 16, 0.5, 3), (64, 64, 0.2, 4)]:
         X, y = _slice(n, seed)
         p = _params(SIZES, seed)
-        want_p, want_l = _epoch_reference()(p, X, y, lr, r, seed)
+        want = _lazy(_epoch_reference(), p, X, y, lr, r, seed)
         out = {}
 
         def run(X=X, y=y, p=p, r=r, lr=lr, seed=seed, out=out):
@@ -194,18 +226,21 @@ def check_epoch(sgd_epoch: Callable) -> tuple[bool, str]:
 
         steps.append(run)
         steps.append(
-            lambda out=out, w=want_l, r=r: _compare(
+            lambda out=out, want=want, r=r: _compare(
                 f"the mini-batch losses (batch size {r})",
                 np.asarray(out["got"][1], dtype=float),
-                np.asarray(w),
+                lambda: np.asarray(want()[1]),
                 rtol=1e-9,
                 atol=1e-11,
             )
         )
         steps.append(
-            lambda out=out, w=want_p, r=r: _chain(
+            lambda out=out, want=want, r=r: _chain(
                 *_compare_params(
-                    f"params after one epoch (batch size {r})", out["got"][0], w
+                    f"params after one epoch (batch size {r})",
+                    out["got"][0],
+                    N_LAYERS,
+                    lambda: want()[0],
                 ),
                 ok="",
             )
@@ -323,7 +358,7 @@ def check_torch_step(torch_train_step: Callable) -> tuple[bool, str]:
     """torch_train_step(model, optimizer, xb, yb): one step of the classic loop."""
     steps = []
     for seed, momentum in [(5, 0.0), (6, 0.9)]:
-        want_p, want_l = _torch_run(_torch_step_reference(), seed, 4, 0.3, momentum)
+        want = _lazy(_torch_run, _torch_step_reference(), seed, 4, 0.3, momentum)
         out = {}
 
         def run(seed=seed, momentum=momentum, out=out):
@@ -332,14 +367,19 @@ def check_torch_step(torch_train_step: Callable) -> tuple[bool, str]:
 
         steps += [
             run,
-            lambda out=out, w=want_l: _compare(
-                "the losses of 4 steps", out["l"], w, rtol=1e-6, atol=1e-7
+            lambda out=out, want=want: _compare(
+                "the losses of 4 steps",
+                out["l"],
+                lambda: want()[1],
+                rtol=1e-6,
+                atol=1e-7,
             ),
-            lambda out=out, w=want_p, m=momentum: _chain(
+            lambda out=out, want=want, m=momentum: _chain(
                 *_compare_params(
                     f"parameters after 4 steps (momentum {m})",
                     out["p"],
-                    w,
+                    N_LAYERS,
+                    lambda: want()[0],
                     rtol=1e-6,
                     atol=1e-7,
                 ),
@@ -454,13 +494,18 @@ def check_jax_step(jax_sgd_step: Callable) -> tuple[bool, str]:
     from alice_lab.layers import mlp_value_and_grad
     from alice_lab.optim import sgd_step
 
-    X, y = _slice(48, 7)
-    want = _params(SIZES, 7)
-    for t in range(3):  # the same steps with the hand-written gradient
-        _, g = mlp_value_and_grad(
-            want, X[16 * t : 16 * (t + 1)], y[16 * t : 16 * (t + 1)]
-        )
-        want = sgd_step(want, g, lr=0.4)
+    @functools.cache
+    def want():
+        """The same steps with the hand-written gradient."""
+        X, y = _slice(48, 7)
+        params = _params(SIZES, 7)
+        for t in range(3):
+            _, g = mlp_value_and_grad(
+                params, X[16 * t : 16 * (t + 1)], y[16 * t : 16 * (t + 1)]
+            )
+            params = sgd_step(params, g, lr=0.4)
+        return params
+
     out = {}
 
     def run():
@@ -470,7 +515,8 @@ def check_jax_step(jax_sgd_step: Callable) -> tuple[bool, str]:
     return _chain(
         run,
         lambda: _chain(
-            *_compare_params("parameters after 3 steps", out["p"], want), ok=""
+            *_compare_params("parameters after 3 steps", out["p"], N_LAYERS, want),
+            ok="",
         ),
         ok="3 steps match SGD with the hand-written gradient",
     )
@@ -693,7 +739,7 @@ def check_ddp(ddp_train_step: Callable) -> tuple[bool, str]:
     from alice_course.launch import run_data_parallel
 
     params, shards = _params(SIZES, 8), ddp_shards()
-    want = single_process_reference(params, shards, DDP_LR)
+    want = _lazy(single_process_reference, params, shards, DDP_LR)
     out: dict = {}
 
     def threads():
@@ -704,7 +750,7 @@ def check_ddp(ddp_train_step: Callable) -> tuple[bool, str]:
         return [
             lambda r=r: _chain(
                 *_compare_params(
-                    f"{label}: rank {r}'s parameters", out[key][r][0], want
+                    f"{label}: rank {r}'s parameters", out[key][r][0], N_LAYERS, want
                 ),
                 ok="",
             )
