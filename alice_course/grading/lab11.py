@@ -8,7 +8,9 @@ classic mistakes: non-square images and patch grids (patches in column-major ord
 features in (c, ph, pw) order fail), a head size other than 1 (a missing 1/√d fails),
 scores that are not symmetric (softmax over the wrong axis fails), n ≠ e (a token MLP
 on the wrong axis fails loudly) and several decoding steps in a row (a cache that is
-not appended to fails).
+not appended to fails). The reference solutions call ``alice_lab`` (patchify, the
+attention kernel, the Mixer block); each check's mutants are knobs of one written-out
+variant.
 
 Book: §11.1.1 (lines 5613-5629), §11.2.3 (5755-5771), §11.2.4 (5781-5823), §11.3
 (5859-5885), "From theory to practice" (5921-5941).
@@ -27,11 +29,6 @@ def _gelu(x):
     from scipy.special import erf
 
     return 0.5 * x * (1 + erf(x / np.sqrt(2)))
-
-
-def _softmax(S, axis=-1):
-    E = np.exp(S - S.max(axis=axis, keepdims=True))
-    return E / E.sum(axis=axis, keepdims=True)
 
 
 def _sdpa_causal(Q, K, V):
@@ -63,12 +60,20 @@ def _copied(params: dict) -> dict:
 
 
 def _patchify_ref():
+    """The library's patchify (``alice_lab.transformer.tokens``)."""
+    from alice_lab.transformer.tokens import patchify as library_patchify
+
     def patchify(x, p):
-        b, h, w, c = x.shape
-        x = x.reshape(b, h // p, p, w // p, p, c).transpose(0, 1, 3, 2, 4, 5)
-        return x.reshape(b, (h // p) * (w // p), p * p * c)
+        return library_patchify(x, p)
 
     return patchify
+
+
+def _patches(x, p, pattern):
+    """``x`` cut into p×p patches laid out by the einops ``pattern``'s right side."""
+    from einops import rearrange
+
+    return rearrange(x, f"b (h ph) (w pw) c -> {pattern}", ph=p, pw=p)
 
 
 @register(
@@ -99,33 +104,28 @@ def check_patchify(patchify: Callable) -> tuple[bool, str]:
 
 @mutant("lab11.1", "patches in the wrong (column-major) order")
 def _patch_column_major(x, p):
-    b, h, w, c = x.shape
-    x = x.reshape(b, h // p, p, w // p, p, c).transpose(0, 3, 1, 2, 4, 5)
-    return x.reshape(b, -1, p * p * c)
+    return _patches(x, p, "b (w h) (ph pw c)")
 
 
 @mutant("lab11.1", "features flattened as (c, ph, pw) (PyTorch's channel-first order)")
 def _patch_channel_first(x, p):
-    b, h, w, c = x.shape
-    x = x.reshape(b, h // p, p, w // p, p, c).transpose(0, 1, 3, 5, 2, 4)
-    return x.reshape(b, -1, p * p * c)
+    return _patches(x, p, "b (h w) (c ph pw)")
 
 
 @mutant("lab11.1", "plain reshape without the transpose (strips, not squares)")
 def _patch_reshape_only(x, p):
-    b, h, w, c = x.shape
-    return x.reshape(b, (h // p) * (w // p), p * p * c)
+    return np.reshape(x, (len(x), -1, p * p * x.shape[-1]))
 
 
 # --- 11.2 causal attention -----------------------------------------------------------
 
 
 def _causal_ref():
+    """The library's scaled dot-product attention with its causal mask."""
+    from alice_lab.attention.scoring import scaled_dot_product_attention
+
     def causal_attention(Q, K, V):
-        n, d = Q.shape
-        S = Q @ K.T / np.sqrt(d)
-        S = np.where(np.tri(n, dtype=bool), S, -np.inf)
-        return _softmax(S) @ V
+        return scaled_dot_product_attention(Q, K, V, causal=True)
 
     return causal_attention
 
@@ -164,49 +164,64 @@ def check_causal_attention(causal_attention: Callable) -> tuple[bool, str]:
     )
 
 
+def _attention(Q, K, V, *, scaled=True, mask="additive", axis=-1, stable=True):
+    """Causal attention written out, with knobs that turn it into common mistakes:
+    ``mask="after"`` zeroes the weights after the softmax, ``mask="literal"`` is the
+    book's printed QKᵀ ⊙ M, ``axis=0`` normalises over the queries, ``stable=False``
+    exponentiates without subtracting the maximum."""
+    from alice_lab.attention.masks import literal_book_causal_attention
+
+    if mask == "literal":
+        return literal_book_causal_attention(Q, K, V)
+    scores = np.einsum("qd,kd->qk", Q, K)
+    if scaled:
+        scores = scores / np.sqrt(Q.shape[-1])
+    below = np.tril(np.ones(scores.shape, dtype=bool))
+    if mask == "additive":
+        scores = np.where(below, scores, -np.inf)
+    if stable:
+        scores = scores - scores.max(axis=axis, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = np.exp(scores) / np.exp(scores).sum(axis=axis, keepdims=True)
+    if mask == "after":
+        weights = weights * below
+    return weights @ V
+
+
 @mutant("lab11.2", "multiplicative causal mask after the softmax")
 def _mask_after_softmax(Q, K, V):
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    return (_softmax(S) * np.tri(len(Q))) @ V
+    return _attention(Q, K, V, mask="after")
 
 
 @mutant("lab11.2", "missing 1/√d scaling")
 def _no_scale(Q, K, V):
-    S = np.where(np.tri(len(Q), dtype=bool), Q @ K.T, -np.inf)
-    return _softmax(S) @ V
+    return _attention(Q, K, V, scaled=False)
 
 
 @mutant("lab11.2", "softmax over the wrong axis (queries)")
 def _wrong_axis(Q, K, V):
-    S = np.where(np.tri(len(Q), dtype=bool), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
-    return _softmax(S, axis=0) @ V
+    return _attention(Q, K, V, axis=0)
 
 
 @mutant("lab11.2", "the book's literal mask QKᵀ ⊙ M (−∞ below the diagonal, 1 above)")
 def _literal_mask(Q, K, V):
-    M = np.where(np.tri(len(Q), k=-1) > 0, -np.inf, 1.0)
-    with np.errstate(invalid="ignore"):
-        return _softmax(Q @ K.T * M / np.sqrt(Q.shape[1])) @ V
+    return _attention(Q, K, V, mask="literal")
 
 
 @mutant("lab11.2", "unstable softmax (no max subtracted)")
 def _unstable(Q, K, V):
-    S = np.where(np.tri(len(Q), dtype=bool), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
-    with np.errstate(over="ignore", invalid="ignore"):
-        E = np.exp(S)
-        return (E / E.sum(1, keepdims=True)) @ V
+    return _attention(Q, K, V, stable=False)
 
 
 # --- 11.3 Mixer block ----------------------------------------------------------------
 
 
 def _mixer_ref():
-    def mixer_block(H, token_mlp, channel_mlp):
-        def mlp(A, p):
-            return _gelu(A @ p["W1"]) @ p["W2"]
+    """The library's Mixer block (``alice_lab.transformer.mixer``)."""
+    from alice_lab.transformer.mixer import mixer_block as library_mixer_block
 
-        H = mlp(H, channel_mlp) + H
-        return (mlp(H.T, token_mlp) + H.T).T
+    def mixer_block(H, token_mlp, channel_mlp):
+        return library_mixer_block(H, token_mlp, channel_mlp)
 
     return mixer_block
 
@@ -240,45 +255,51 @@ def check_mixer_block(mixer_block: Callable) -> tuple[bool, str]:
     )
 
 
+def _mixing(H, params, *, axis):
+    """One MLP of the block, mixing along ``axis`` of H (-1 channels, -2 tokens):
+    GELU(H W1) W2 over that axis, no residual."""
+    moved = np.moveaxis(H, axis, -1)
+    return np.moveaxis(_gelu(moved @ params["W1"]) @ params["W2"], -1, axis)
+
+
+def _mixer_variant(H, token_mlp, channel_mlp, *, token_axis=-2, residual=1.0,
+                   token_first=False):  # fmt: skip
+    """A Mixer block with knobs for common mistakes: the token MLP on the channel axis
+    (``token_axis=-1``), no residuals (``residual=0``), token mixing first."""
+    steps = [(channel_mlp, -1), (token_mlp, token_axis)]
+    for params, axis in steps[::-1] if token_first else steps:
+        H = _mixing(H, params, axis=axis) + residual * H
+    return H
+
+
 @mutant("lab11.3", "token MLP applied to H instead of Hᵀ (wrong axis)")
 def _mixer_wrong_axis(H, token_mlp, channel_mlp):
-    def mlp(A, p):
-        return _gelu(A @ p["W1"]) @ p["W2"]
-
-    H = mlp(H, channel_mlp) + H
-    return mlp(H, token_mlp) + H
+    return _mixer_variant(H, token_mlp, channel_mlp, token_axis=-1)
 
 
 @mutant("lab11.3", "residual connections missing")
 def _mixer_no_residual(H, token_mlp, channel_mlp):
-    def mlp(A, p):
-        return _gelu(A @ p["W1"]) @ p["W2"]
-
-    return mlp(mlp(H, channel_mlp).T, token_mlp).T
+    return _mixer_variant(H, token_mlp, channel_mlp, residual=0.0)
 
 
 @mutant("lab11.3", "token mixing first, then channel mixing")
 def _mixer_swapped(H, token_mlp, channel_mlp):
-    def mlp(A, p):
-        return _gelu(A @ p["W1"]) @ p["W2"]
-
-    H = (mlp(H.T, token_mlp) + H.T).T
-    return mlp(H, channel_mlp) + H
+    return _mixer_variant(H, token_mlp, channel_mlp, token_first=True)
 
 
 # --- 11.4 a decoding step with a KV cache --------------------------------------------
 
 
 def _kv_ref():
+    """The cache grown with ``np.vstack``, then the library's attention of the one
+    query over every cached key."""
+    from alice_lab.attention.scoring import scaled_dot_product_attention
+
     def cached_attention_step(q, k, v, cache):
-        cache["K"] = (
-            k[None] if "K" not in cache else np.concatenate([cache["K"], k[None]])
-        )
-        cache["V"] = (
-            v[None] if "V" not in cache else np.concatenate([cache["V"], v[None]])
-        )
-        w = _softmax(cache["K"] @ q / np.sqrt(len(q)))
-        return w @ cache["V"]
+        for key, new in (("K", k), ("V", v)):
+            old = cache.get(key, np.empty((0, len(new))))
+            cache[key] = np.vstack([old, new])
+        return scaled_dot_product_attention(q[None], cache["K"], cache["V"])[0]
 
     return cached_attention_step
 
@@ -331,27 +352,31 @@ def check_cached_attention_step(step: Callable) -> tuple[bool, str]:
     )
 
 
+def _kv_variant(q, k, v, cache, *, attend_first=False, keep=True, scaled=True):
+    """One decoding step with knobs for common mistakes: attending before the append
+    (the first step then returns v), overwriting the cache (``keep=False``), no 1/√d."""
+    old = {key: cache[key] for key in ("K", "V") if key in cache}
+    for key, new in (("K", k), ("V", v)):
+        rows = [*old.get(key, ())] if keep else []
+        cache[key] = np.stack([*rows, new])
+    if attend_first and not old:
+        return v
+    K, V = (old["K"], old["V"]) if attend_first else (cache["K"], cache["V"])
+    scores = K @ q / (np.sqrt(len(q)) if scaled else 1.0)
+    weights = np.exp(scores - scores.max())
+    return weights @ V / weights.sum()
+
+
 @mutant("lab11.4", "attends before appending (misses the current token)")
 def _kv_before_append(q, k, v, cache):
-    if "K" not in cache:
-        cache["K"], cache["V"] = k[None], v[None]
-        return v
-    w = _softmax(cache["K"] @ q / np.sqrt(len(q)))
-    out = w @ cache["V"]
-    cache["K"] = np.concatenate([cache["K"], k[None]])
-    cache["V"] = np.concatenate([cache["V"], v[None]])
-    return out
+    return _kv_variant(q, k, v, cache, attend_first=True)
 
 
 @mutant("lab11.4", "cache overwritten instead of appended")
 def _kv_overwrite(q, k, v, cache):
-    cache["K"], cache["V"] = k[None], v[None]
-    w = _softmax(cache["K"] @ q / np.sqrt(len(q)))
-    return w @ cache["V"]
+    return _kv_variant(q, k, v, cache, keep=False)
 
 
 @mutant("lab11.4", "missing 1/√d scaling")
 def _kv_no_scale(q, k, v, cache):
-    cache["K"] = k[None] if "K" not in cache else np.concatenate([cache["K"], k[None]])
-    cache["V"] = v[None] if "V" not in cache else np.concatenate([cache["V"], v[None]])
-    return _softmax(cache["K"] @ q) @ cache["V"]
+    return _kv_variant(q, k, v, cache, scaled=False)
