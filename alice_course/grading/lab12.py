@@ -35,9 +35,10 @@ def _graph(n: int, p: float, seed: int) -> np.ndarray:
 
 
 def _norm_ref():
-    def normalize_adjacency(A):
-        from alice_lab.graphs import normalized_adjacency
+    """The library's ``normalized_adjacency`` (symmetric, self-loops added)."""
+    from alice_lab.graphs import normalized_adjacency
 
+    def normalize_adjacency(A):
         return normalized_adjacency(A)
 
     return normalize_adjacency
@@ -56,22 +57,27 @@ def check_normalize(normalize_adjacency: Callable) -> tuple[bool, str]:
     return _chain(*steps, ok="D^{-1/2}(A+I)D^{-1/2} matches, symmetric, self-loops in")
 
 
+def _normalized(A, **options):
+    """The library's normalised adjacency with other options (wrong answers)."""
+    from alice_lab.graphs import normalized_adjacency
+
+    return normalized_adjacency(A, **options)
+
+
 @mutant("lab12.1", "self-loops forgotten")
 def _norm_no_loops(A):
-    d = A.sum(1)
-    return A / np.sqrt(np.outer(d, d))
+    return _normalized(A, self_loops=False)
 
 
 @mutant("lab12.1", "row normalisation D^-1 (A + I) instead of D^-1/2 (A + I) D^-1/2")
 def _norm_row(A):
-    S = A + np.eye(len(A))
-    return S / S.sum(1, keepdims=True)
+    return _normalized(A, mode="row")
 
 
 @mutant("lab12.1", "degrees computed before adding the self-loops")
 def _norm_degree_before(A):
-    d = A.sum(1)
-    return (A + np.eye(len(A))) / np.sqrt(np.outer(d, d))
+    # (A + I)_ij / sqrt(d_i d_j), d the degrees of A: the loop-free matrix plus 1 / d_i
+    return _normalized(A, self_loops=False) + np.diag(1 / A.sum(1))
 
 
 # =====================================================================================
@@ -80,11 +86,12 @@ def _norm_degree_before(A):
 
 
 def _gcn_ref():
-    def gcn_forward(A_hat, X, W1, b1, W2, b2):
-        import torch
+    """Two of the library's graph convolutions, ReLU after the first."""
+    from alice_lab.graphs import gcn_layer
 
-        H = torch.relu(A_hat @ (X @ W1 + b1))
-        return A_hat @ (H @ W2 + b2)
+    def gcn_forward(A_hat, X, W1, b1, W2, b2):
+        hidden = gcn_layer(A_hat, X, W1, b1, activation="relu")
+        return gcn_layer(A_hat, hidden, W2, b2)
 
     return gcn_forward
 
@@ -114,26 +121,35 @@ def check_gcn(gcn_forward: Callable) -> tuple[bool, str]:
     return _chain(*steps, ok="two GC layers, ReLU between, logits out")
 
 
-@mutant("lab12.2", "ReLU on the output layer too")
-def _gcn_relu_out(A, X, W1, b1, W2, b2):
+def _gcn_variant(A, X, W1, b1, W2, b2, *, relu_out=False, second_A=True,
+                 bias_inside=True):  # fmt: skip
+    """The two-layer GCN written out, with knobs for common mistakes: a ReLU on the
+    logits, no aggregation in the second layer, the bias added after Â."""
     import torch
 
-    return torch.relu(_gcn_ref()(A, X, W1, b1, W2, b2))
+    def layer(Z, W, b, aggregate=True):
+        Z = torch.matmul(Z, W)
+        Z = Z + b if bias_inside else Z
+        Z = torch.matmul(A, Z) if aggregate else Z
+        return Z if bias_inside else Z + b
+
+    logits = layer(torch.relu(layer(X, W1, b1)), W2, b2, aggregate=second_A)
+    return torch.relu(logits) if relu_out else logits
+
+
+@mutant("lab12.2", "ReLU on the output layer too")
+def _gcn_relu_out(A, X, W1, b1, W2, b2):
+    return _gcn_variant(A, X, W1, b1, W2, b2, relu_out=True)
 
 
 @mutant("lab12.2", "second layer forgets the adjacency")
 def _gcn_no_second_A(A, X, W1, b1, W2, b2):
-    import torch
-
-    return torch.relu(A @ (X @ W1 + b1)) @ W2 + b2
+    return _gcn_variant(A, X, W1, b1, W2, b2, second_A=False)
 
 
 @mutant("lab12.2", "bias added after the aggregation")
 def _gcn_bias_outside(A, X, W1, b1, W2, b2):
-    import torch
-
-    H = torch.relu(A @ (X @ W1) + b1)
-    return A @ (H @ W2) + b2
+    return _gcn_variant(A, X, W1, b1, W2, b2, bias_inside=False)
 
 
 # =====================================================================================
@@ -142,10 +158,11 @@ def _gcn_bias_outside(A, X, W1, b1, W2, b2):
 
 
 def _gat_ref():
-    def gat_attention(A, X, V, a, version):
-        from alice_lab.graphs import gat_attention as ref
+    """The library's ``gat_attention``."""
+    from alice_lab.graphs import gat_attention as library_gat_attention
 
-        return ref(A, X, V, a, version=version)
+    def gat_attention(A, X, V, a, version):
+        return library_gat_attention(A, X, V, a, version=version)
 
     return gat_attention
 
@@ -201,11 +218,10 @@ def _gat_v1_always(A, X, V, a, version):
 
     from alice_lab.graphs import gat_attention
 
-    if version == 1:
+    if version < 2:
         return gat_attention(A, X, V, a, version=1)
-    c = X.shape[1]
-    Z = X @ V[:c], X @ V[c:]
-    S = torch.nn.functional.leaky_relu((Z[0] @ a)[:, None] + (Z[1] @ a)[None, :], 0.2)
+    source, target = (X @ half for half in V.chunk(2))  # V (2c, h): two projections
+    S = torch.nn.functional.leaky_relu((source @ a)[:, None] + (target @ a)[None], 0.2)
     mask = (A + torch.eye(len(A), dtype=A.dtype)) > 0
     return torch.softmax(S.masked_fill(~mask, -torch.inf), dim=1)
 
@@ -223,9 +239,10 @@ def _gat_noloops(A, X, V, a, version):
 
 
 def _patch_ref():
-    def patch_adjacency(rows, cols):
-        from alice_lab.graphs import patch_grid_adjacency
+    """The library's ``patch_grid_adjacency``."""
+    from alice_lab.graphs import patch_grid_adjacency
 
+    def patch_adjacency(rows, cols):
         return patch_grid_adjacency(rows, cols)
 
     return patch_adjacency
@@ -274,9 +291,10 @@ def _patch_loops(rows, cols):
 
 
 def _readout_ref():
-    def mean_readout(H, batch, num_graphs):
-        from alice_lab.graphs import segment_mean
+    """The library's ``segment_mean``."""
+    from alice_lab.graphs import segment_mean
 
+    def mean_readout(H, batch, num_graphs):
         return segment_mean(H, batch, num_graphs)
 
     return mean_readout
