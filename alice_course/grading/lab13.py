@@ -7,7 +7,9 @@ a parallel scan for :math:`h_t = a_t h_{t-1} + b_t` (run on a tree, where a
 non-associative combine fails) and the adding-problem generator. Inputs are seeded and
 chosen so that the classic mistakes show: square weights (swapped matrices have the
 right shape), a state that is not carried, gates in the wrong order, the book's printed
-:math:`\\mathbf{P}\\mathbf{B}`.
+:math:`\\mathbf{P}\\mathbf{B}`. The reference solutions call ``alice_lab.recurrent``
+(or, for the forget-gate bias and the adding problem, one written-out function whose
+knobs also make the mutants).
 
 Book: §13.2 (lines 6383-6517), §13.3 (lines 6519-6711).
 """
@@ -31,15 +33,12 @@ def _t(x):
 
 
 def _rnn_ref():
-    def rnn_forward(X, W_ih, W_hh, b):
-        import torch
+    """The library's Elman layer (``alice_lab.recurrent.elman_rnn``, state weights
+    first)."""
+    from alice_lab.recurrent import elman_rnn
 
-        h = torch.zeros(X.shape[0], W_hh.shape[0], dtype=X.dtype)
-        out = []
-        for i in range(X.shape[1]):
-            h = torch.tanh(X[:, i] @ W_ih.T + h @ W_hh.T + b)
-            out.append(h)
-        return torch.stack(out, dim=1)
+    def rnn_forward(X, W_ih, W_hh, b):
+        return elman_rnn(X, W_hh, W_ih, bias=b)[0]
 
     return rnn_forward
 
@@ -77,13 +76,7 @@ def check_rnn_forward(rnn_forward: Callable) -> tuple[bool, str]:
 
 @mutant("lab13.1", "hidden state not carried (reset to zero at every step)")
 def _rnn_no_carry(X, W_ih, W_hh, b):
-    import torch
-
-    h0 = torch.zeros(X.shape[0], W_hh.shape[0], dtype=X.dtype)
-    return torch.stack(
-        [torch.tanh(X[:, i] @ W_ih.T + h0 @ W_hh.T + b) for i in range(X.shape[1])],
-        dim=1,
-    )
+    return _rnn_ref()(X, W_ih, 0 * W_hh, b)  # the old state weighs nothing
 
 
 @mutant("lab13.1", "input and state weights swapped (silent when c = e)")
@@ -104,27 +97,22 @@ def _rnn_backwards(X, W_ih, W_hh, b):
 def _rnn_relu(X, W_ih, W_hh, b):
     import torch
 
-    h = torch.zeros(X.shape[0], W_hh.shape[0], dtype=X.dtype)
-    out = []
-    for i in range(X.shape[1]):
-        h = torch.relu(X[:, i] @ W_ih.T + h @ W_hh.T + b)
-        out.append(h)
-    return torch.stack(out, dim=1)
+    from alice_lab.recurrent import elman_rnn
+
+    return elman_rnn(X, W_hh, W_ih, bias=b, phi=torch.relu)[0]
 
 
 # --- 13.2: one LSTM step --------------------------------------------------------------
 
 
 def _lstm_ref():
-    def lstm_step(h, c, x, W_ih, W_hh, b):
-        import torch
+    """The library's LSTM cell (``alice_lab.recurrent.lstm_cell``, PyTorch's gate
+    order)."""
+    from alice_lab.recurrent import lstm_cell
 
-        e = h.shape[-1]
-        g = x @ W_ih.T + h @ W_hh.T + b
-        i, f = torch.sigmoid(g[:, :e]), torch.sigmoid(g[:, e : 2 * e])
-        cand, o = torch.tanh(g[:, 2 * e : 3 * e]), torch.sigmoid(g[:, 3 * e :])
-        c_new = f * c + i * cand
-        return o * torch.tanh(c_new), c_new
+    def lstm_step(h, c, x, W_ih, W_hh, b):
+        weights = {"weight_ih": W_ih, "weight_hh": W_hh, "bias_ih": b}
+        return lstm_cell((h, c), x, weights)
 
     return lstm_step
 
@@ -168,8 +156,8 @@ def check_lstm_step(lstm_step: Callable) -> tuple[bool, str]:
 
 @mutant("lab13.2", "input and forget gates swapped")
 def _lstm_swapped(h, c, x, W_ih, W_hh, b):
-    e = h.shape[-1]
-    perm = [*range(e, 2 * e), *range(e), *range(2 * e, 4 * e)]
+    e = W_hh.shape[1]
+    perm = [*range(e, 2 * e), *range(e), *range(2 * e, 4 * e)]  # f, i, g, o
     return _lstm_ref()(h, c, x, W_ih[perm], W_hh[perm], b[perm])
 
 
@@ -185,29 +173,29 @@ def _lstm_no_tanh(h, c, x, W_ih, W_hh, b):
 def _lstm_forget_wrong(h, c, x, W_ih, W_hh, b):
     import torch
 
-    e = h.shape[-1]
-    g = x @ W_ih.T + h @ W_hh.T + b
-    i, f = torch.sigmoid(g[:, :e]), torch.sigmoid(g[:, e : 2 * e])
-    cand, o = torch.tanh(g[:, 2 * e : 3 * e]), torch.sigmoid(g[:, 3 * e :])
-    c_new = i * c + f * cand
-    return o * torch.tanh(c_new), c_new
+    pre = torch.chunk(x @ W_ih.T + h @ W_hh.T + b, 4, dim=-1)  # i, f, g, o
+    i, f, o = (torch.sigmoid(pre[k]) for k in (0, 1, 3))
+    cell = i * c + f * torch.tanh(pre[2])
+    return o * torch.tanh(cell), cell
 
 
 # --- 13.3: the forget-gate bias -------------------------------------------------------
 
 
+def _set_gate_bias(lstm, value=1.0, *, gate=1, bias_hh=0.0):
+    """Set one gate's rows of every layer's biases: ``bias_ih`` to ``value``,
+    ``bias_hh`` to ``bias_hh``. PyTorch stacks the gates i, f, g, o, so gate 1 is the
+    forget gate; the knobs (another gate, bias_hh = value) make common mistakes."""
+    rows = slice(gate * lstm.hidden_size, (gate + 1) * lstm.hidden_size)
+    for name, bias in lstm.named_parameters():
+        if name.startswith("bias_"):  # detach(): the same memory, outside autograd
+            bias.detach()[rows] = value if name.startswith("bias_ih") else bias_hh
+    return lstm
+
+
 def _forget_ref():
     def init_forget_bias(lstm, value=1.0):
-        import torch
-
-        e = lstm.hidden_size
-        with torch.no_grad():
-            for name, p in lstm.named_parameters():
-                if name.startswith("bias_ih"):
-                    p[e : 2 * e] = value
-                elif name.startswith("bias_hh"):
-                    p[e : 2 * e] = 0.0
-        return lstm
+        return _set_gate_bias(lstm, value)
 
     return init_forget_bias
 
@@ -256,42 +244,28 @@ def check_init_forget_bias(init_forget_bias: Callable) -> tuple[bool, str]:
 
 @mutant("lab13.3", "sets the input gate's slice [0:e] instead of the forget gate's")
 def _forget_slice(lstm, value=1.0):
-    import torch
-
-    e = lstm.hidden_size
-    with torch.no_grad():
-        for name, p in lstm.named_parameters():
-            if name.startswith("bias_ih"):
-                p[:e] = value
-            elif name.startswith("bias_hh"):
-                p[:e] = 0.0
-    return lstm
+    return _set_gate_bias(lstm, value, gate=0)
 
 
 @mutant("lab13.3", "forget bias with the wrong sign (closes the gate)")
 def _forget_sign(lstm, value=1.0):
-    return _forget_ref()(lstm, -value)
+    return _set_gate_bias(lstm, -value)
 
 
 @mutant("lab13.3", "both biases set to value (total is twice the value)")
 def _forget_both(lstm, value=1.0):
-    import torch
-
-    e = lstm.hidden_size
-    with torch.no_grad():
-        for name, p in lstm.named_parameters():
-            if name.startswith("bias"):
-                p[e : 2 * e] = value
-    return lstm
+    return _set_gate_bias(lstm, value, bias_hh=value)
 
 
 # --- 13.4: the diagonal SSM -----------------------------------------------------------
 
 
 def _diag_ref():
+    """The library's ``diagonalize_ssm`` (B̄ = P⁻¹B, C̄ = CP)."""
+    from alice_lab.recurrent import diagonalize_ssm as library_diagonalize_ssm
+
     def diagonalize_ssm(A, B, C):
-        lam, P = np.linalg.eig(A)
-        return lam, np.linalg.solve(P, B), C @ P
+        return library_diagonalize_ssm(A, B, C)
 
     return diagonalize_ssm
 
@@ -355,32 +329,40 @@ def check_diagonalize_ssm(diagonalize_ssm: Callable) -> tuple[bool, str]:
     )
 
 
+def _eig(A):
+    """``(lam, P, P⁻¹)`` from the library's ``diagonalize``."""
+    from alice_lab.recurrent import diagonalize
+
+    return diagonalize(A)
+
+
 @mutant("lab13.4", "the book's printed B̄ = P B")
 def _diag_PB(A, B, C):
-    lam, P = np.linalg.eig(A)
+    lam, P, _ = _eig(A)
     return lam, P @ B, C @ P
 
 
 @mutant("lab13.4", "B left unchanged (B instead of P⁻¹B)")
 def _diag_B(A, B, C):
-    lam, P = np.linalg.eig(A)
+    lam, P, _ = _eig(A)
     return lam, B.astype(complex), C @ P
 
 
 @mutant("lab13.4", "C P⁻¹ instead of C P")
 def _diag_Cinv(A, B, C):
-    lam, P = np.linalg.eig(A)
-    return lam, np.linalg.solve(P, B), C @ np.linalg.inv(P)
+    lam, P, P_inv = _eig(A)
+    return lam, P_inv @ B, C @ P_inv
 
 
 # --- 13.5: the combine step of a parallel scan ----------------------------------------
 
 
 def _combine_ref():
+    """The library's ⋆ for h_t = a_t h_{t-1} + b_t (``linear_recurrence_op``)."""
+    from alice_lab.recurrent import linear_recurrence_op
+
     def combine(earlier, later):
-        a1, b1 = earlier
-        a2, b2 = later
-        return a2 * a1, a2 * b1 + b2
+        return linear_recurrence_op(earlier, later)
 
     return combine
 
@@ -453,15 +435,27 @@ def _combine_add(earlier, later):
 # --- 13.6: the adding problem ---------------------------------------------------------
 
 
+def _adding_variant(batch, length, rng, *, markers="two distinct", target="marked"):
+    """The adding problem: values uniform in [0, 1) and two markers per sequence, at
+    the first two places of a random permutation; y the sum of the marked values.
+    The knobs make common mistakes: markers drawn ``"with replacement"`` or
+    ``"fixed"`` at positions 0 and 1, the target the sum of ``"all"`` values."""
+    values = rng.uniform(0.0, 1.0, (batch, length))
+    if markers == "two distinct":
+        where = rng.random((batch, length)).argsort(axis=1)[:, :2]
+    elif markers == "with replacement":
+        where = rng.integers(0, length, (batch, 2))
+    else:
+        where = np.tile([0, 1], (batch, 1))
+    marks = np.zeros_like(values)
+    np.put_along_axis(marks, where, 1.0, axis=1)
+    y = np.einsum("bt,bt->b", values, marks) if target == "marked" else values.sum(1)
+    return np.stack([values, marks], axis=-1), y
+
+
 def _adding_ref():
     def adding_problem(batch, length, rng):
-        X = np.zeros((batch, length, 2))
-        X[:, :, 0] = rng.uniform(0.0, 1.0, (batch, length))
-        for k in range(batch):
-            i, j = rng.choice(length, size=2, replace=False)
-            X[k, [i, j], 1] = 1.0
-        y = (X[:, :, 0] * X[:, :, 1]).sum(axis=1)
-        return X, y
+        return _adding_variant(batch, length, rng)
 
     return adding_problem
 
@@ -493,22 +487,14 @@ def check_adding_problem(adding_problem: Callable) -> tuple[bool, str]:
 
 @mutant("lab13.6", "markers drawn with replacement (sometimes only one marker)")
 def _adding_replace(batch, length, rng):
-    X = np.zeros((batch, length, 2))
-    X[:, :, 0] = rng.uniform(0.0, 1.0, (batch, length))
-    for k in range(batch):
-        X[k, rng.integers(0, length, 2), 1] = 1.0
-    return X, (X[:, :, 0] * X[:, :, 1]).sum(1)
+    return _adding_variant(batch, length, rng, markers="with replacement")
 
 
 @mutant("lab13.6", "target is the sum of all values")
 def _adding_all(batch, length, rng):
-    X, _ = _adding_ref()(batch, length, rng)
-    return X, X[:, :, 0].sum(1)
+    return _adding_variant(batch, length, rng, target="all")
 
 
 @mutant("lab13.6", "markers always at the first two positions")
 def _adding_fixed(batch, length, rng):
-    X = np.zeros((batch, length, 2))
-    X[:, :, 0] = rng.uniform(0.0, 1.0, (batch, length))
-    X[:, :2, 1] = 1.0
-    return X, X[:, :2, 0].sum(1)
+    return _adding_variant(batch, length, rng, markers="fixed")
