@@ -2,12 +2,14 @@
 
 Exercises: patch extraction (channels last), a convolution from ``F.unfold`` patches
 and one matrix product, 2×2 max-pooling, and the forward pass of a small CNN in PyTorch
-and in JAX. Every check compares with ``torch.nn.functional`` or ``alice_lab.conv`` on
-seeded inputs chosen to expose the classic mistakes: asymmetric kernels (a flipped
-kernel, i.e. a true convolution instead of the layer's cross-correlation, gives other
-numbers), non-square images and kernels (transposed axes fail), as many input as
-output channels (a kernel read as (s, s, c', c) has the right shape), odd sizes
-(windows off by one) and border pixels (a wrong offset / padding shows there).
+and in JAX. Every check compares with ``torch.nn`` or ``alice_lab.conv`` on seeded
+inputs chosen to expose the classic mistakes: asymmetric kernels (a flipped kernel, i.e.
+a true convolution instead of the layer's cross-correlation, gives other numbers),
+non-square images and kernels (transposed axes fail), as many input as output channels
+(a kernel read as (s, s, c', c) has the right shape), odd sizes (windows off by one) and
+border pixels (a wrong offset / padding shows there). The references are
+``alice_lab.conv``'s functions; most mutants are those functions fed a wrongly prepared
+input or given a wrong setting.
 
 Book: §7.1.3 (lines 3354-3432), §7.2 (lines 3434-3658), "From theory to practice"
 (lines 3660-3682).
@@ -25,13 +27,9 @@ from alice_course.grading import _chain, _compare, mutant, register
 
 
 def _patches_ref():
-    def extract_patches(X, s):
-        from numpy.lib.stride_tricks import sliding_window_view
+    from alice_lab.conv import patches
 
-        V = sliding_window_view(X, (s, s), axis=(1, 2))  # (b, h', w', c, s, s)
-        return np.moveaxis(V, 3, -1)
-
-    return extract_patches
+    return patches
 
 
 @register(
@@ -58,11 +56,12 @@ def check_extract_patches(extract_patches: Callable) -> tuple[bool, str]:
     )
 
 
+# the mutants rearrange the library's patches
+
+
 @mutant("lab07.1", "channel axis mixed up: (b, h', w', c, s, s)")
 def _p_channels_first(X, s):
-    from numpy.lib.stride_tricks import sliding_window_view
-
-    return sliding_window_view(X, (s, s), axis=(1, 2))
+    return np.moveaxis(_patches_ref()(X, s), -1, 3)
 
 
 @mutant("lab07.1", "off by one: h - s windows instead of h - s + 1")
@@ -79,24 +78,25 @@ def _p_transposed(X, s):
 
 
 def _unfold_ref():
-    def conv2d_unfold(X, W, padding=0):
-        import torch.nn.functional as F
+    from alice_lab.conv import conv2d
 
-        b, h, w, c = X.shape
-        s, _, _, c_out = W.shape
-        U = F.unfold(X.permute(0, 3, 1, 2), s, padding=padding)  # (b, c·s·s, L)
-        Wm = W.permute(3, 2, 0, 1).reshape(c_out, -1)  # (c', c·s·s)
-        h2, w2 = h + 2 * padding - s + 1, w + 2 * padding - s + 1
-        return (Wm @ U).reshape(b, c_out, h2, w2).permute(0, 2, 3, 1)
+    def conv2d_unfold(X, W, padding=0):
+        """The library's channels-last convolution, which takes torch tensors too."""
+        return conv2d(X, W, padding=padding)
 
     return conv2d_unfold
 
 
 def _torch_conv(X, W, padding):
+    """F.conv2d in the channels-last layout: what the check compares with."""
     import torch.nn.functional as F
 
-    out = F.conv2d(X.permute(0, 3, 1, 2), W.permute(3, 2, 0, 1), padding=padding)
-    return out.permute(0, 2, 3, 1)
+    from alice_lab.conv import layout
+
+    out = F.conv2d(
+        layout.to_torch_layout(X), layout.to_torch_weight(W), padding=padding
+    )
+    return layout.from_torch_layout(out)
 
 
 @register(
@@ -127,6 +127,9 @@ def check_conv2d_unfold(conv2d_unfold: Callable) -> tuple[bool, str]:
     )
 
 
+# each mutant is the right convolution of a wrongly prepared image or kernel
+
+
 @mutant("lab07.2", "kernel flipped (true convolution instead of cross-correlation)")
 def _u_flipped(X, W, padding=0):
     return _unfold_ref()(X, W.flip(0, 1), padding)
@@ -136,9 +139,8 @@ def _u_flipped(X, W, padding=0):
 def _u_offset(X, W, padding=0):
     import torch.nn.functional as F
 
-    Xp = F.pad(X.permute(0, 3, 1, 2), (2 * padding, 0, 2 * padding, 0)).permute(
-        0, 2, 3, 1
-    )
+    # pad (left, right, top, bottom) of the (w, c) slices: zeros before rows/columns
+    Xp = F.pad(X, (0, 0, 2 * padding, 0, 2 * padding, 0))
     return _unfold_ref()(Xp, W, 0)
 
 
@@ -149,29 +151,19 @@ def _u_channels(X, W, padding=0):
 
 @mutant("lab07.2", "patch flattened as (s, s, c) against a (c, s, s) weight")
 def _u_order(X, W, padding=0):
-    import torch.nn.functional as F
-
-    b, h, w, c = X.shape
-    s, _, _, c_out = W.shape
-    U = F.unfold(X.permute(0, 3, 1, 2), s, padding=padding)
-    Wm = W.permute(3, 0, 1, 2).reshape(c_out, -1)
-    h2, w2 = h + 2 * padding - s + 1, w + 2 * padding - s + 1
-    return (Wm @ U).reshape(b, c_out, h2, w2).permute(0, 2, 3, 1)
+    # the kernel's entries, listed in (s, s, c) order, read back as a (c, s, s) block
+    s, _, c, c_out = W.shape
+    scrambled = W.reshape(-1, c_out).reshape(c, s, s, c_out).permute(1, 2, 0, 3)
+    return _unfold_ref()(X, scrambled, padding)
 
 
 # --- 7.3: max-pooling -----------------------------------------------------------------
 
 
 def _pool_ref():
-    def max_pool(X):
-        b, h, w, c = X.shape
-        return (
-            X[:, : h // 2 * 2, : w // 2 * 2]
-            .reshape(b, h // 2, 2, w // 2, 2, c)
-            .max(axis=(2, 4))
-        )
+    from alice_lab.conv import max_pool2d
 
-    return max_pool
+    return max_pool2d
 
 
 @register("lab07.3", name="max_pool", exercise="7.3", points=2, reference=_pool_ref)
@@ -200,19 +192,20 @@ def check_max_pool(max_pool: Callable) -> tuple[bool, str]:
 
 @mutant("lab07.3", "average instead of max")
 def _m_avg(X):
-    b, h, w, c = X.shape
-    return (
-        X[:, : h // 2 * 2, : w // 2 * 2]
-        .reshape(b, h // 2, 2, w // 2, 2, c)
-        .mean(axis=(2, 4))
-    )
+    from alice_lab.conv import avg_pool2d
+
+    return avg_pool2d(X)
 
 
 @mutant("lab07.3", "reshape mixes rows and columns (no axis swap)")
 def _m_reshape(X):
-    b, h, w, c = X.shape
-    Y = X[:, : h // 2 * 2, : w // 2 * 2]
-    return Y.reshape(b, h // 2, w // 2, 4, c).max(axis=3)
+    # reshaping (b, h, w, c) to (b, h/2, w/2, 4, c) groups 4 pixels that follow each
+    # other in reading order: a max-pool of size 4 over the raster-scanned image
+    from alice_lab.conv import max_pool1d
+
+    h2, w2 = X.shape[1] // 2, X.shape[2] // 2
+    raster = X[:, : 2 * h2, : 2 * w2].reshape(len(X), -1, X.shape[-1])
+    return max_pool1d(raster, 4).reshape(len(X), h2, w2, -1)
 
 
 @mutant("lab07.3", "max over the channels too")
@@ -238,41 +231,70 @@ def cnn_init(seed: int = 0, c1: int = 8, c2: int = 16, classes: int = 10) -> dic
     }
 
 
-def _cnn_torch_ref():
-    def cnn_forward_torch(params, X):
-        import torch.nn.functional as F
+def _cnn_forward(
+    params, X, *, relu2=True, pool_stride=2, padding1="same", head_pool="avg"
+):
+    """The lab's CNN with ``alice_lab.conv`` (channels last; NumPy, torch and JAX
+    arrays alike): the reference of both forward passes. The keywords turn it into
+    the mistakes the mutants stand for."""
+    from alice_lab.activations import relu
+    from alice_lab.conv import conv2d, global_avg_pool, global_sum_pool, max_pool2d
 
-        p = params
-        H = X.permute(0, 3, 1, 2)
-        H = F.relu(F.conv2d(H, p["W1"].permute(3, 2, 0, 1), p["b1"], padding=1))
-        H = F.max_pool2d(H, 2)
-        H = F.relu(F.conv2d(H, p["W2"].permute(3, 2, 0, 1), p["b2"], padding=1))
-        return H.mean(dim=(2, 3)) @ p["W3"] + p["b3"]
+    p = params
+    first = relu(conv2d(X, p["W1"], p["b1"], padding=padding1))
+    second = conv2d(max_pool2d(first, 2, pool_stride), p["W2"], p["b2"], padding="same")
+    features = relu(second) if relu2 else second
+    pooled = global_avg_pool if head_pool == "avg" else global_sum_pool
+    return pooled(features) @ p["W3"] + p["b3"]
 
-    return cnn_forward_torch
+
+def _cnn_logits(params: dict, X: np.ndarray) -> np.ndarray:
+    """The expected logits, from ``torch.nn`` layers holding the same weights."""
+    import torch
+    from torch import nn
+
+    from alice_lab.conv.layout import to_torch_layout, to_torch_weight
+
+    t = {k: torch.as_tensor(v) for k, v in params.items()}
+    c1, c2, classes = len(t["b1"]), len(t["b2"]), len(t["b3"])
+    net = nn.Sequential(
+        nn.Conv2d(1, c1, 3, padding=1, dtype=torch.float64),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(c1, c2, 3, padding=1, dtype=torch.float64),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(c2, classes, dtype=torch.float64),
+    )
+    conv1, conv2, head = net[0], net[3], net[7]
+    with torch.no_grad():
+        conv1.weight.copy_(to_torch_weight(t["W1"]))
+        conv2.weight.copy_(to_torch_weight(t["W2"]))
+        head.weight.copy_(t["W3"].T)
+        for layer, bias in ((conv1, "b1"), (conv2, "b2"), (head, "b3")):
+            layer.bias.copy_(t[bias])
+        return net(to_torch_layout(torch.as_tensor(X))).numpy()
 
 
 def _cnn_case(forward: Callable, to_array: Callable, seed: int, rtol: float):
-    import torch
-
     r = np.random.default_rng(seed)
     params = cnn_init(seed)
     params = {k: v + 0.1 * r.standard_normal(v.shape) for k, v in params.items()}
     X = r.standard_normal((5, 8, 6, 1))
-
-    def want():
-        tp = {k: torch.as_tensor(v) for k, v in params.items()}
-        return _cnn_torch_ref()(tp, torch.as_tensor(X)).numpy()
-
     # copies: torch.as_tensor would share the arrays the expected value is made of
     got_params = {k: to_array(v.copy()) for k, v in params.items()}
     return lambda: _compare(
         f"logits of a (5, 8, 6, 1) batch (seed {seed})",
         forward(got_params, to_array(X.copy())),
-        want,
+        lambda: _cnn_logits(params, X),
         rtol=rtol,
         atol=rtol,
     )
+
+
+def _cnn_torch_ref():
+    return _cnn_forward
 
 
 @register(
@@ -293,67 +315,28 @@ def check_cnn_forward_torch(cnn_forward_torch: Callable) -> tuple[bool, str]:
     )
 
 
+def _with_kernels(params: dict, change: Callable) -> dict:
+    """``params`` with ``change`` applied to both convolution kernels."""
+    return {k: change(v) if k in ("W1", "W2") else v for k, v in params.items()}
+
+
 @mutant("lab07.4", "ReLU missing after the second convolution")
 def _c_no_relu(params, X):
-    import torch.nn.functional as F
-
-    p = params
-    H = X.permute(0, 3, 1, 2)
-    H = F.max_pool2d(
-        F.relu(F.conv2d(H, p["W1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2
-    )
-    H = F.conv2d(H, p["W2"].permute(3, 2, 0, 1), p["b2"], padding=1)
-    return H.mean(dim=(2, 3)) @ p["W3"] + p["b3"]
+    return _cnn_forward(params, X, relu2=False)
 
 
 @mutant("lab07.4", "global sum pooling instead of the average")
 def _c_sum(params, X):
-    import torch.nn.functional as F
-
-    p = params
-    H = X.permute(0, 3, 1, 2)
-    H = F.max_pool2d(
-        F.relu(F.conv2d(H, p["W1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2
-    )
-    H = F.relu(F.conv2d(H, p["W2"].permute(3, 2, 0, 1), p["b2"], padding=1))
-    return H.sum(dim=(2, 3)) @ p["W3"] + p["b3"]
+    return _cnn_forward(params, X, head_pool="sum")
 
 
 @mutant("lab07.4", "kernel spatial axes transposed (permute(3, 2, 1, 0))")
 def _c_transposed(params, X):
-    import torch.nn.functional as F
-
-    p = params
-    H = X.permute(0, 3, 1, 2)
-    H = F.max_pool2d(
-        F.relu(F.conv2d(H, p["W1"].permute(3, 2, 1, 0), p["b1"], padding=1)), 2
-    )
-    H = F.relu(F.conv2d(H, p["W2"].permute(3, 2, 1, 0), p["b2"], padding=1))
-    return H.mean(dim=(2, 3)) @ p["W3"] + p["b3"]
+    return _cnn_forward(_with_kernels(params, lambda W: W.transpose(0, 1)), X)
 
 
 def _cnn_jax_ref():
-    def cnn_forward_jax(params, X):
-        import jax
-        import jax.numpy as jnp
-
-        p = params
-
-        def conv(H, W, b):
-            dn = ("NHWC", "HWIO", "NHWC")
-            return (
-                jax.lax.conv_general_dilated(H, W, (1, 1), "SAME", dimension_numbers=dn)
-                + b
-            )
-
-        H = jax.nn.relu(conv(X, p["W1"], p["b1"]))
-        H = jax.lax.reduce_window(
-            H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
-        )
-        H = jax.nn.relu(conv(H, p["W2"], p["b2"]))
-        return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]
-
-    return cnn_forward_jax
+    return _cnn_forward
 
 
 def _jax_array(x):
@@ -377,44 +360,16 @@ def check_cnn_forward_jax(cnn_forward_jax: Callable) -> tuple[bool, str]:
 
 @mutant("lab07.5", "kernel flipped (true convolution)")
 def _j_flipped(params, X):
-    p = dict(params)
-    p["W1"], p["W2"] = p["W1"][::-1, ::-1], p["W2"][::-1, ::-1]
-    return _cnn_jax_ref()(p, X)
+    return _cnn_forward(_with_kernels(params, lambda W: W[::-1, ::-1]), X)
 
 
 @mutant("lab07.5", "max-pooling with stride 1 (overlapping windows)")
 def _j_stride1(params, X):
-    import jax
-    import jax.numpy as jnp
-
-    p = params
-    dn = ("NHWC", "HWIO", "NHWC")
-    conv = lambda H, W, b: (
-        jax.lax.conv_general_dilated(H, W, (1, 1), "SAME", dimension_numbers=dn) + b
-    )  # noqa: E731
-    H = jax.nn.relu(conv(X, p["W1"], p["b1"]))
-    H = jax.lax.reduce_window(
-        H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 1, 1, 1), "VALID"
-    )
-    H = jax.nn.relu(conv(H, p["W2"], p["b2"]))
-    return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]
+    return _cnn_forward(params, X, pool_stride=1)
 
 
 @mutant("lab07.5", "'VALID' convolutions instead of 'SAME' (wrong padding)")
 def _j_valid(params, X):
-    import jax
-    import jax.numpy as jnp
-
-    p = params
-    dn = ("NHWC", "HWIO", "NHWC")
-    conv = lambda H, W, b: (
-        jax.lax.conv_general_dilated(H, W, (1, 1), "VALID", dimension_numbers=dn) + b
-    )  # noqa: E731
-    H = jax.nn.relu(conv(X, p["W1"], p["b1"]))
-    H = jax.lax.reduce_window(
-        H, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
-    )
-    H = jax.nn.relu(
-        conv(jnp.pad(H, ((0, 0), (1, 1), (1, 1), (0, 0))), p["W2"], p["b2"])
-    )
-    return H.mean(axis=(1, 2)) @ p["W3"] + p["b3"]
+    # the second convolution of a zero-padded input is 'SAME' again: only the first
+    # one loses its border
+    return _cnn_forward(params, X, padding1="valid")
