@@ -1,84 +1,38 @@
-r"""Numerical differentiation: derivatives, gradients, Jacobians, Hessians.
+r"""Derivatives (§2.2.1), gradients and directional derivatives (§2.2.2), Jacobians
+and Hessians (§2.2.3) by difference quotients, one coordinate (or a batch of points)
+at a time.
 
-Everything here evaluates ``f`` at a few nearby points and divides, exactly as the
-book defines the derivative as a limit of difference quotients. It is the independent
-reference against which every hand-written or automatic derivative in the companion is
-tested. Points are NumPy float64 arrays by default (Python scalars are converted);
-PyTorch and JAX arrays work too and keep their type and device.
-
-Choosing the step ``h``: the forward quotient :math:`(f(x+h)-f(x))/h` has a truncation
-error of order :math:`h` and a rounding error of order :math:`\epsilon/h`, so the total
-is smallest near :math:`h = \sqrt{\epsilon}` (about 1e-8 in float64); the central
-quotient :math:`(f(x+h)-f(x-h))/2h` has truncation error of order :math:`h^2` and is
-best near :math:`h = \epsilon^{1/3}` (about 6e-6). Plotted against ``h`` the error is a
-V. The defaults use those steps, scaled by ``max(1, |x|)``.
-
-Book: §2.2 "Gradients and Jacobians" (lines 572-880) and §2.3.1 (lines 966-1058).
+Book: §2.2 "Gradients and Jacobians" (lines 572-880).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, as_float_array, check_int, device_of
+from alice_lab.backend import array_namespace, as_float_array, device_of
+from alice_lab.calculus._quotients import (
+    _POWER,
+    _call,
+    _check_scheme,
+    _default_h,
+    _flat_steps,
+    _quotient,
+    _scalar_out,
+)
 
 __all__ = [
     "basis",
-    "check_convexity",
-    "classify_stationary_point",
     "derivative",
     "directional_derivative",
     "grad_fd",
     "grad_fd_batched",
     "hessian_fd",
     "jacobian_fd",
-    "jacobian_linear_wrt_W",
-    "linearize",
     "partial",
-    "vjp_linear_wrt_W",
 ]
-
-_POWER = {"forward": 1 / 2, "central": 1 / 3}
-
-
-def _check_scheme(scheme: str) -> None:
-    if scheme not in _POWER:
-        raise ValueError(f"scheme must be 'forward' or 'central', got {scheme!r}")
-
-
-def _call(f: Callable, z: Any, like: Any) -> Any:
-    """``f(z)`` as an array of ``like``'s kind (f may return a Python float; a
-    complex value is let through: differences of complex values are defined)."""
-    return as_float_array(f(z), "the value of f", like=like, complex_ok=True)
-
-
-def _default_h(x: Any, xp: Any, power: float) -> Any:
-    """Per-element step ``eps**power * max(1, |x|)``, rounded so that x + h is exact."""
-    h = xp.finfo(x.dtype).eps ** power * xp.maximum(xp.abs(x), 1.0)
-    return (x + h) - x
-
-
-def _quotient(f: Callable, x: Any, step: Any, h: Any, scheme: str, fx=None) -> Any:
-    """Difference quotient of f at x along the displacement ``step`` (h * direction)."""
-    if scheme == "forward":
-        fx = _call(f, x, x) if fx is None else fx
-        return (_call(f, x + step, x) - fx) / h
-    return (_call(f, x + step, x) - _call(f, x - step, x)) / (2 * h)
-
-
-def _scalar_out(val: Any, what: str) -> Any:
-    if val.ndim != 0:
-        raise ValueError(
-            f"{what} needs f to return a scalar (shape ()), got shape "
-            f"{tuple(val.shape)}; use jacobian_fd for vector outputs"
-        )
-    return val
-
-
-# --- derivatives (§2.2.1) -----------------------------------------------------------
 
 
 def derivative(
@@ -124,16 +78,6 @@ def basis(d: int, i: int, like: Any = None) -> Any:
     like = as_float_array(like, "like")
     xp = array_namespace(like)
     return xp.astype(xp.arange(d, device=device_of(like)) == i, like.dtype)
-
-
-# --- gradients and directional derivatives (§2.2.2) ---------------------------------
-
-
-def _flat_steps(x: Any, xp: Any, h: float | None, power: float) -> Any:
-    """Per-coordinate steps, shaped like x."""
-    if h is None:
-        return _default_h(x, xp, power)
-    return xp.full(x.shape, h, dtype=x.dtype, device=device_of(x))
 
 
 def partial(
@@ -271,9 +215,6 @@ def directional_derivative(
     return _scalar_out(_quotient(f, x, h * v, h, scheme), "directional_derivative")
 
 
-# --- Jacobians and Taylor (§2.2.3) --------------------------------------------------
-
-
 def jacobian_fd(
     f: Callable, x: Any, h: float | None = None, scheme: str = "central"
 ) -> Any:
@@ -346,173 +287,3 @@ def hessian_fd(f: Callable, x: Any, h: float | None = None) -> Any:
         return xp.zeros(shape + shape, dtype=x.dtype, device=device_of(x))
     rows = [xp.stack(row) for row in H]
     return xp.reshape(xp.stack(rows), shape + shape)
-
-
-def linearize(f: Callable, x0: Any, grad: Any = None) -> Callable[[Any], Any]:
-    r"""First-order Taylor approximation of a scalar f around x0, as a function.
-
-    Returns :math:`\tilde f(x) = f(x_0) + \langle \partial f(x_0), x - x_0\rangle`.
-    x0 : () or (d); ``grad`` : the gradient at x0 (same shape as x0), computed with
-    :func:`grad_fd` when omitted. The returned function takes
-    ``x : (..., *x0.shape)`` and returns (...), so it can be evaluated on a whole grid
-    at once. The error :math:`f(x) - \tilde f(x)` vanishes faster than
-    :math:`\lVert x - x_0 \rVert`.
-
-    Book: §2.2.3, Taylor's theorem (lines 776-788) and Box 2.6 (lines 790-812).
-
-    >>> f_lin = linearize(lambda x: x**2 - 1.5 * x, 0.5, grad=-0.5)
-    >>> round(float(f_lin(0.51)), 6)
-    -0.505
-    """
-    x0 = as_float_array(x0, "x0")
-    xp = array_namespace(x0)
-    f0 = _scalar_out(_call(f, x0, x0), "linearize")
-    if grad is None:
-        grad = grad_fd(f, x0)
-    else:
-        grad = as_float_array(grad, "grad", like=x0)
-    if tuple(grad.shape) != tuple(x0.shape):
-        raise ValueError(
-            f"grad must have the shape of x0 {tuple(x0.shape)}, got {tuple(grad.shape)}"
-        )
-    k = x0.ndim
-
-    def f_tilde(x: Any) -> Any:
-        x = as_float_array(x, "x", like=x0)
-        if k and tuple(x.shape[x.ndim - k :]) != tuple(x0.shape):
-            raise ValueError(
-                f"x must end with x0's shape {tuple(x0.shape)}, got {tuple(x.shape)}"
-            )
-        prod = grad * (x - x0)
-        return f0 + (xp.sum(prod, axis=tuple(range(-k, 0))) if k else prod)
-
-    return f_tilde
-
-
-def jacobian_linear_wrt_W(x: Any, o: int) -> Any:
-    r"""Explicit Jacobian of :math:`y = W x` w.r.t. W: :math:`J_{ikj}=\delta_{ik}x_j`.
-
-    x : (d), o : number of outputs -> J : (o, o, d), with
-    :math:`\partial y_i / \partial W_{kj} = x_j` if i = k and 0 otherwise. Only o*d of
-    its o*o*d entries are nonzero and they repeat x o times: this is why nobody
-    materialises it, and autodiff multiplies by it instead (:func:`vjp_linear_wrt_W`).
-
-    Book: §2.2.3 "On the dimensionality of the Jacobians" (lines 814-880),
-    eq. partial_yi_wij (line 866).
-
-    >>> import numpy as np; jacobian_linear_wrt_W(np.array([1.0, 2.0]), 3).shape
-    (3, 3, 2)
-    """
-    x = as_float_array(x, "x")
-    xp = array_namespace(x)
-    if x.ndim != 1:
-        raise ValueError(f"x must be a vector (d), got shape {tuple(x.shape)}")
-    o = check_int(o, "o")
-    eye = xp.eye(o, dtype=x.dtype, device=device_of(x))
-    return eye[:, :, None] * x[None, None, :]  # (o, o, 1) * (1, 1, d) -> (o, o, d)
-
-
-def vjp_linear_wrt_W(v: Any, x: Any) -> Any:
-    r"""Vector-Jacobian product :math:`v^\top \partial_W [W x]`, no Jacobian built.
-
-    v : (o) (an upstream gradient), x : (d) -> (o, d), the outer product
-    :math:`v x^\top`. Equal to contracting v with :func:`jacobian_linear_wrt_W` over its
-    first axis, at o*d instead of o*o*d cost.
-
-    Book: §2.2.3, lines 874-880 (only Jacobian products are needed).
-
-    >>> import numpy as np
-    >>> vjp_linear_wrt_W(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0]))
-    array([[ 3.,  4.,  5.],
-           [ 6.,  8., 10.]])
-    """
-    array_namespace(v, x)
-    if v.ndim != 1 or x.ndim != 1:
-        raise ValueError(
-            f"v and x must be vectors (o) and (d), got {tuple(v.shape)} and "
-            f"{tuple(x.shape)}"
-        )
-    return v[:, None] * x[None, :]
-
-
-# --- convexity and stationary points (§2.3.1) ---------------------------------------
-
-
-def check_convexity(
-    f: Callable,
-    x1s: Sequence[Any],
-    x2s: Sequence[Any],
-    alphas: Sequence[float],
-    *,
-    atol: float = 1e-12,
-    rtol: float = 1e-9,
-) -> tuple[Any, Any, float] | None:
-    r"""Search for a violation of the convexity inequality on given points.
-
-    Convexity means
-    :math:`f(\alpha x_1 + (1-\alpha) x_2) \le \alpha f(x_1) + (1-\alpha) f(x_2)`.
-
-    x1s, x2s : paired points, shape (k,) for a scalar f or (k, d) for f : (d) -> ()
-    (``x1s[t]`` is paired with ``x2s[t]``); alphas : (m,) values in [0, 1], each tried
-    on every pair. Returns the first violating ``(x1, x2, alpha)`` or ``None``. A
-    violation must exceed ``atol + rtol * (|alpha f(x1)| + |(1 - alpha) f(x2)|)`` so
-    that rounding on linear pieces is not reported. ``None`` is evidence of convexity,
-    not a proof; a returned triple is a proof of non-convexity.
-
-    Book: §2.3.1, definition "Convex function", eq. convex_function (lines 1018-1040).
-
-    >>> import numpy as np
-    >>> check_convexity(lambda x: x * np.sin(2 * x), [0.0], [2.0], [0.5])
-    (0.0, 2.0, 0.5)
-    """
-    if len(x1s) != len(x2s):
-        raise ValueError(
-            f"x1s and x2s must pair up, got {len(x1s)} and {len(x2s)} points"
-        )
-    alphas = [float(a) for a in alphas]
-    if any(not 0.0 <= a <= 1.0 for a in alphas):
-        raise ValueError(f"alphas must lie in [0, 1], got {alphas}")
-    for t in range(len(x1s)):
-        x1, x2 = x1s[t], x2s[t]
-        f1, f2 = float(f(x1)), float(f(x2))
-        for a in alphas:
-            lhs = float(f(a * x1 + (1 - a) * x2))
-            chord = a * f1 + (1 - a) * f2
-            if lhs > chord + atol + rtol * (abs(a * f1) + abs((1 - a) * f2)):
-                return (x1, x2, a)
-    return None
-
-
-def classify_stationary_point(hess: Any, tol: float = 1e-6) -> str:
-    r"""Classify a stationary point from the eigenvalues of its Hessian.
-
-    hess : (d, d) (or a scalar second derivative) -> ``"minimum"`` (all eigenvalues
-    positive), ``"maximum"`` (all negative), ``"saddle"`` (both signs) or
-    ``"degenerate"`` (some eigenvalue is zero and the second-order test cannot decide,
-    e.g. :math:`x^3` or :math:`x^4` at 0). Eigenvalues within
-    ``tol * max(1, max |lambda|)`` of zero count as zero, so finite-difference noise
-    does not decide. The matrix is symmetrised first.
-
-    Book: §2.3.1, definition "Stationary points" and Fig. 2.3 (lines 988-1006); the
-    second-order test is beyond the text (line 1048).
-
-    >>> import numpy as np; classify_stationary_point(np.diag([2.0, -2.0]))
-    'saddle'
-    """
-    hess = as_float_array(hess, "hess")
-    xp = array_namespace(hess)
-    if hess.ndim == 0:
-        hess = xp.reshape(hess, (1, 1))
-    if hess.ndim != 2 or hess.shape[0] != hess.shape[1] or hess.shape[0] == 0:
-        raise ValueError(
-            f"hess must be a square (d, d) matrix, got shape {tuple(hess.shape)}"
-        )
-    lam = xp.linalg.eigvalsh((hess + hess.T) / 2)
-    lo, hi = float(xp.min(lam)), float(xp.max(lam))
-    thr = tol * max(1.0, abs(lo), abs(hi))
-    pos, neg = hi > thr, lo < -thr
-    if pos and neg:
-        return "saddle"
-    if float(xp.min(xp.abs(lam))) <= thr:
-        return "degenerate"
-    return "minimum" if pos else "maximum"
