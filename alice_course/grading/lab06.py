@@ -7,7 +7,10 @@ on seeded inputs chosen to expose the classic mistakes: non-square *and* square
 matrices (a transposed gradient has the right shape when the matrix is square),
 batches whose size differs from the width (a missing reduction or a missing axis
 fails loudly) and equals it (it fails silently), huge logits (an unstable formula
-overflows), shared subexpressions and a graph thousands of nodes deep.
+overflows), shared subexpressions and a graph thousands of nodes deep. The references
+are the library's own (the engine's ``vjp`` and ``grad``, ``softplus_grad``,
+``softmax``, ``backward_pass``); most mutants rearrange their output or change a
+setting.
 
 Book: §6.4.1 (VJPs, lines 2954-3108) and "From theory to practice" (lines 3236-3250).
 """
@@ -43,8 +46,11 @@ def _pair(
 
 
 def _matmul_ref():
+    from alice_lab.autodiff import vjp
+
     def matmul_vjp(g, X, W):
-        return g @ W.T, X.T @ g
+        """The engine's VJP of the product."""
+        return vjp(lambda X, W: X @ W, X, W)[1](g)
 
     return matmul_vjp
 
@@ -71,24 +77,30 @@ def check_matmul_vjp(matmul_vjp: Callable) -> tuple[bool, str]:
     )
 
 
+# the mutants rearrange the engine's VJPs
+
+
 @mutant("lab06.1", "weight gradient transposed (Gᵀ X)")
 def _mm_transposed(g, X, W):
-    return g @ W.T, g.T @ X
+    dX, dW = _matmul_ref()(g, X, W)
+    return dX, dW.T
 
 
 @mutant("lab06.1", "weight gradient transposed, written (Xᵀ G)ᵀ")
 def _mm_transposed_square(g, X, W):
-    return g @ W.T, (X.T @ g).T
+    dX, dW = _matmul_ref()(g, X, W)
+    return dX, np.transpose(dW)
 
 
 @mutant("lab06.1", "input gradient without the transpose (G W)")
 def _mm_no_transpose(g, X, W):
-    return g @ W, X.T @ g
+    # the input gradient of X Wᵀ is G W (defined when W is square)
+    return _matmul_ref()(g, X, W.T)[0], _matmul_ref()(g, X, W)[1]
 
 
 @mutant("lab06.1", "the two gradients swapped")
 def _mm_swapped(g, X, W):
-    return X.T @ g, g @ W.T
+    return _matmul_ref()(g, X, W)[::-1]
 
 
 # --- 6.2: the VJPs of Y = X + b, b broadcast over the rows ----------------------------
@@ -150,12 +162,18 @@ def _bias_wrong_axis(g, X, b):
 
 
 def _sigmoid(x):
-    return 0.5 * (np.tanh(0.5 * x) + 1)
+    """σ(x), SciPy's: what the check compares with."""
+    from scipy.special import expit
+
+    return expit(x)
 
 
 def _softplus_ref():
+    from alice_lab.activations import softplus_grad
+
     def softplus_vjp(g, x):
-        return g * 0.5 * (np.tanh(0.5 * x) + 1)
+        """g times the library's derivative of the softplus."""
+        return g * softplus_grad(x)
 
     return softplus_vjp
 
@@ -208,23 +226,30 @@ def _sp_value(g, x):
 
 @mutant("lab06.3", "the derivative of the sigmoid, σ(x)(1 − σ(x))")
 def _sp_second(g, x):
-    s = _sigmoid(x)
-    return g * s * (1 - s)
+    from alice_lab.activations import sigmoid_grad
+
+    return g * sigmoid_grad(x)
 
 
 @mutant("lab06.3", "forgets the upstream gradient g")
 def _sp_no_g(g, x):
-    return _sigmoid(x) + 0 * g
+    return _softplus_ref()(np.ones_like(g), x)
 
 
 # --- 6.4: logsumexp along the last axis -----------------------------------------------
 
 
+def _g_times_softmax(g, x, *, axis=-1, new_axis=True):
+    """``g[:, None] ⊙ softmax(x)`` with the library's (stable) softmax along ``axis``:
+    the reference, and with ``axis=0`` or ``new_axis=False`` two of its mutants."""
+    from alice_lab.functional import softmax
+
+    return (g[..., None] if new_axis else g) * softmax(x, axis=axis)
+
+
 def _lse_ref():
     def logsumexp_vjp(g, x):
-        z = x - x.max(axis=-1, keepdims=True)
-        p = np.exp(z)
-        return g[..., None] * p / p.sum(axis=-1, keepdims=True)
+        return _g_times_softmax(g, x)
 
     return logsumexp_vjp
 
@@ -261,8 +286,7 @@ def check_logsumexp_vjp(logsumexp_vjp: Callable) -> tuple[bool, str]:
 
 @mutant("lab06.4", "g without its new axis (g * softmax)")
 def _lse_no_axis(g, x):
-    p = np.exp(x - x.max(axis=-1, keepdims=True))
-    return g * p / p.sum(axis=-1, keepdims=True)
+    return _g_times_softmax(g, x, new_axis=False)
 
 
 @mutant("lab06.4", "softmax without subtracting the max (overflows)")
@@ -272,8 +296,7 @@ def _lse_unstable(g, x):
 
 @mutant("lab06.4", "softmax over the batch axis")
 def _lse_axis0(g, x):
-    p = np.exp(x - x.max(axis=0, keepdims=True))
-    return g[:, None] * p / p.sum(axis=0, keepdims=True)
+    return _g_times_softmax(g, x, axis=0)
 
 
 @mutant("lab06.4", "returns the softmax, ignoring g")
@@ -304,18 +327,11 @@ def _graphs():
     e = np.exp(x)
     out.append((e + e * e, [x], "y = eˣ + eˣ·eˣ (a shared node behind a node)"))
     r = np.random.default_rng(8)
-    params = [
-        (Tensor(W, requires_grad=True), Tensor(b, requires_grad=True))
-        for W, b in mlp.init_mlp([5, 7, 3], seed=8)
-    ]
+    init = mlp.init_mlp([5, 7, 3], seed=8)
+    leaves = [Tensor(a, requires_grad=True) for pair in init for a in pair]
+    params = list(zip(leaves[::2], leaves[1::2], strict=True))  # [(W1, b1), (W2, b2)]
     X, labels = r.standard_normal((6, 5)), r.integers(0, 3, 6)
-    out.append(
-        (
-            mlp.mlp_loss(params, X, labels),
-            [p for pair in params for p in pair],
-            "an MLP",
-        )
-    )
+    out.append((mlp.mlp_loss(params, X, labels), leaves, "an MLP"))
     z = Tensor(0.9, requires_grad=True)
     h = z
     for _ in range(3000):
@@ -406,16 +422,28 @@ def _bw_zero_seed(y):
 # --- 6.6: one step of gradient descent ----------------------------------------------
 
 
+def _param_grads(params, X, y, loss_fn) -> list[tuple]:
+    """The gradient of ``loss_fn(params, X, y)`` for every (W, b), with the engine's
+    ``grad`` over all the parameters at once."""
+    from alice_lab.autodiff import grad
+
+    flat = [a for pair in params for a in pair]
+
+    def loss(*flat):
+        return loss_fn(list(zip(flat[::2], flat[1::2], strict=True)), X, y)
+
+    g = grad(loss, argnums=tuple(range(len(flat))))(*flat)
+    return list(zip(g[::2], g[1::2], strict=True))
+
+
 def _train_ref():
     def train_step(params, X, y, lr, loss_fn, backward_fn):
-        from alice_lab.autodiff import Tensor
-
-        leaves = [
-            (Tensor(W, requires_grad=True), Tensor(b, requires_grad=True))
-            for W, b in params
+        """W - lr dW and b - lr db, with the gradients of :func:`_param_grads`."""
+        grads = _param_grads(params, X, y, loss_fn)
+        return [
+            (W - lr * dW, b - lr * db)
+            for (W, b), (dW, db) in zip(params, grads, strict=True)
         ]
-        grads = backward_fn(loss_fn(leaves, X, y))
-        return [(W.data - lr * grads[W], b.data - lr * grads[b]) for W, b in leaves]
 
     return train_step
 
@@ -472,63 +500,33 @@ def check_train_step(train_step: Callable) -> tuple[bool, str]:
     return True, "three steps match the reference; the caller's arrays are untouched"
 
 
-def _step_with(update, params, X, y, lr, loss_fn, backward_fn):
-    """The reference step with a different update rule (for the mutants)."""
-    from alice_lab.autodiff import Tensor
-
-    leaves = [
-        (Tensor(W, requires_grad=True), Tensor(b, requires_grad=True))
-        for W, b in params
-    ]
-    grads = backward_fn(loss_fn(leaves, X, y))
-    return [update(W.data, b.data, grads[W], grads[b], lr) for W, b in leaves]
+# the mutants: the reference step's output, or the engine's gradients, put to the
+# wrong use
 
 
 @mutant("lab06.6", "gradient ascent (+ lr · grad)")
 def _ts_ascent(params, X, y, lr, loss_fn, backward_fn):
-    return _step_with(
-        lambda W, b, dW, db, lr: (W + lr * dW, b + lr * db),
-        params,
-        X,
-        y,
-        lr,
-        loss_fn,
-        backward_fn,
-    )
+    new = _train_ref()(params, X, y, lr, loss_fn, backward_fn)
+    # W + lr dW = 2 W - (W - lr dW)
+    return [
+        (2 * W - W1, 2 * b - b1) for (W, b), (W1, b1) in zip(params, new, strict=True)
+    ]
 
 
 @mutant("lab06.6", "biases never updated")
 def _ts_no_bias(params, X, y, lr, loss_fn, backward_fn):
-    return _step_with(
-        lambda W, b, dW, db, lr: (W - lr * dW, b),
-        params,
-        X,
-        y,
-        lr,
-        loss_fn,
-        backward_fn,
-    )
+    new = _train_ref()(params, X, y, lr, loss_fn, backward_fn)
+    return [(W1, b.copy()) for (W, b), (W1, b1) in zip(params, new, strict=True)]
 
 
 @mutant("lab06.6", "returns the gradients instead of the new parameters")
 def _ts_grads(params, X, y, lr, loss_fn, backward_fn):
-    return _step_with(
-        lambda W, b, dW, db, lr: (dW, db), params, X, y, lr, loss_fn, backward_fn
-    )
+    return _param_grads(params, X, y, loss_fn)
 
 
 @mutant("lab06.6", "updates the caller's arrays in place")
 def _ts_inplace(params, X, y, lr, loss_fn, backward_fn):
-    new = _step_with(
-        lambda W, b, dW, db, lr: (W - lr * dW, b - lr * db),
-        params,
-        X,
-        y,
-        lr,
-        loss_fn,
-        backward_fn,
-    )
-    for (W, b), (W_new, b_new) in zip(params, new, strict=True):
-        W -= W - W_new
-        b -= b - b_new
+    new = _train_ref()(params, X, y, lr, loss_fn, backward_fn)
+    for (W, b), (W1, b1) in zip(params, new, strict=True):
+        W[...], b[...] = W1, b1
     return params
