@@ -3,8 +3,10 @@
 Exercises: inverted dropout with a keep probability, batch normalization with running
 statistics (training and inference), the original residual block, a random-shift
 augmentation of image batches, and preparing a pretrained model for fine-tuning. The
-references are PyTorch's own layers (``torch.nn.functional.batch_norm`` with its
-running buffers, ``nn.Conv2d``/``nn.BatchNorm2d``) and statistics that any correct
+reference solutions call the textbook library (``alice_lab.regularization.dropout``,
+``alice_lab.normalization``, ``alice_lab.augmentation.random_shift``); the checks
+compare with PyTorch's own layers (``torch.nn.functional.batch_norm`` with its
+running buffers, ``alice_lab.residual.BasicBlock``) and statistics that any correct
 answer must show on seeded inputs: each check rejects the classic mistakes (dropout
 without rescaling or rescaled by the drop probability, the unbiased variance in the
 normalization, the running average's rate swapped, the skip added after the ReLU, a
@@ -27,9 +29,10 @@ from alice_course.grading import _chain, _compare, mutant, register
 
 
 def _dropout_ref():
+    from alice_lab.regularization import dropout
+
     def inverted_dropout(X, keep_prob, rng):
-        M = rng.random(X.shape) < keep_prob
-        return X * M / keep_prob
+        return dropout(X, keep_prob=keep_prob, rng=rng)
 
     return inverted_dropout
 
@@ -81,43 +84,65 @@ def check_inverted_dropout(inverted_dropout: Callable) -> tuple[bool, str]:
     )
 
 
+def _dropout(X, keep_prob, rng, **kw):
+    from alice_lab.regularization import dropout
+
+    return dropout(X, keep_prob=keep_prob, rng=rng, **kw)
+
+
 @mutant("lab09.1", "dropout without rescaling")
 def _do_no_rescale(X, keep_prob, rng):
-    return X * (rng.random(X.shape) < keep_prob)
+    return _dropout(X, keep_prob, rng, inverted=False)
 
 
 @mutant("lab09.1", "rescaled by drop_prob instead of keep_prob")
 def _do_drop_scale(X, keep_prob, rng):
-    return X * (rng.random(X.shape) < keep_prob) / (1 - keep_prob)
+    return _dropout(X, keep_prob, rng, inverted=False) / (1 - keep_prob)
 
 
 @mutant("lab09.1", "keep_prob used as the drop probability")
 def _do_swapped(X, keep_prob, rng):
-    return X * (rng.random(X.shape) >= keep_prob) / keep_prob
+    from alice_lab.regularization import dropout
+
+    return dropout(X, drop_prob=keep_prob, rng=rng, inverted=False) / keep_prob
 
 
 @mutant("lab09.1", "multiplied by keep_prob instead of divided")
 def _do_times(X, keep_prob, rng):
-    return X * (rng.random(X.shape) < keep_prob) * keep_prob
+    return _dropout(X, keep_prob, rng, inverted=False) * keep_prob
 
 
 # --- 9.2: batch normalization with running statistics ---------------------------------
 
 
 def _bn_ref():
+    from alice_lab.normalization import batch_norm, batch_stats, running_average
+
     def batch_norm_forward(
         X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
     ):
         if not training:
-            Y = (X - running_mean) / np.sqrt(running_var + eps)
-            return gamma * Y + beta, running_mean, running_var
-        axes = tuple(range(X.ndim - 1))
-        n = X.size // X.shape[-1]
-        mu, var = X.mean(axis=axes), X.var(axis=axes)
-        Y = gamma * (X - mu) / np.sqrt(var + eps) + beta
-        new_mean = (1 - momentum) * running_mean + momentum * mu
-        new_var = (1 - momentum) * running_var + momentum * var * n / (n - 1)
-        return Y, new_mean, new_var
+            return (
+                batch_norm(
+                    X,
+                    gamma,
+                    beta,
+                    eps=eps,
+                    training=False,
+                    running_mean=running_mean,
+                    running_var=running_var,
+                ),
+                running_mean,
+                running_var,
+            )
+        mu, biased = batch_stats(X)
+        per_channel = X[..., 0].size  # the values pooled into each channel's statistics
+        unbiased = biased * per_channel / (per_channel - 1)
+        return (
+            batch_norm(X, gamma, beta, eps=eps),
+            running_average(running_mean, mu, momentum=momentum),
+            running_average(running_var, unbiased, momentum=momentum),
+        )
 
     return batch_norm_forward
 
@@ -189,151 +214,108 @@ def check_batch_norm(batch_norm_forward: Callable) -> tuple[bool, str]:
     )
 
 
-@mutant("lab09.2", "unbiased variance used to normalize")
-def _bn_unbiased(
-    X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
+def _bn_variant(
+    X,
+    gamma,
+    beta,
+    running_mean,
+    running_var,
+    training,
+    momentum=0.1,
+    eps=1e-5,
+    *,
+    ddof=0,
+    running_ddof=1,
+    swap_rate=False,
+    batch_at_inference=False,
+    first_axis_only=False,
 ):
-    if not training:
-        return (
-            gamma * (X - running_mean) / np.sqrt(running_var + eps) + beta,
-            running_mean,
-            running_var,
-        )
-    axes = tuple(range(X.ndim - 1))
-    mu, var = X.mean(axis=axes), X.var(axis=axes, ddof=1)
-    Y = gamma * (X - mu) / np.sqrt(var + eps) + beta
-    return (
-        Y,
-        (1 - momentum) * running_mean + momentum * mu,
-        (1 - momentum) * running_var + momentum * var,
-    )
-
-
-@mutant("lab09.2", "biased variance in the running average")
-def _bn_biased_running(
-    X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
-):
-    if not training:
-        return (
-            gamma * (X - running_mean) / np.sqrt(running_var + eps) + beta,
-            running_mean,
-            running_var,
-        )
-    axes = tuple(range(X.ndim - 1))
-    mu, var = X.mean(axis=axes), X.var(axis=axes)
-    Y = gamma * (X - mu) / np.sqrt(var + eps) + beta
-    return (
-        Y,
-        (1 - momentum) * running_mean + momentum * mu,
-        (1 - momentum) * running_var + momentum * var,
-    )
-
-
-@mutant("lab09.2", "running average with the rate swapped (0.1 on the old value)")
-def _bn_rate_swapped(
-    X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
-):
-    if not training:
-        return (
-            gamma * (X - running_mean) / np.sqrt(running_var + eps) + beta,
-            running_mean,
-            running_var,
-        )
-    axes = tuple(range(X.ndim - 1))
-    n = X.size // X.shape[-1]
-    mu, var = X.mean(axis=axes), X.var(axis=axes)
-    Y = gamma * (X - mu) / np.sqrt(var + eps) + beta
-    return (
-        Y,
-        momentum * running_mean + (1 - momentum) * mu,
-        momentum * running_var + (1 - momentum) * var * n / (n - 1),
-    )
-
-
-@mutant("lab09.2", "batch statistics at inference too")
-def _bn_eval_batch(
-    X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
-):
-    axes = tuple(range(X.ndim - 1))
-    n = X.size // X.shape[-1]
-    mu, var = X.mean(axis=axes), X.var(axis=axes)
-    Y = gamma * (X - mu) / np.sqrt(var + eps) + beta
+    """Batch norm with knobs that turn it into common mistakes: ``ddof`` of the
+    variance that normalizes and of the one fed to the running average, the weight on
+    the old running value (default ``1 - momentum``), batch statistics at inference,
+    statistics pooled over the first axis only."""
+    pooled = (0,) if first_axis_only else tuple(range(X.ndim - 1))
+    if training or batch_at_inference:
+        center, spread = X.mean(axis=pooled), X.var(axis=pooled, ddof=ddof)
+    else:
+        center, spread = running_mean, running_var
+    Y = (X - center) * (gamma / np.sqrt(spread + eps)) + beta
     if not training:
         return Y, running_mean, running_var
+    keep = momentum if swap_rate else 1 - momentum
+    batch_var = X.var(axis=pooled, ddof=running_ddof)
     return (
         Y,
-        (1 - momentum) * running_mean + momentum * mu,
-        (1 - momentum) * running_var + momentum * var * n / (n - 1),
+        keep * running_mean + (1 - keep) * center,
+        keep * running_var + (1 - keep) * batch_var,
     )
 
 
-@mutant("lab09.2", "statistics over the first axis only (wrong for images)")
-def _bn_axis0(
-    X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
-):
-    if not training:
-        return (
-            gamma * (X - running_mean) / np.sqrt(running_var + eps) + beta,
-            running_mean,
-            running_var,
+def _bn_mutant(description: str, **knobs) -> None:
+    """Register :func:`_bn_variant` with ``knobs`` as a mutant of check 9.2."""
+
+    def wrong(
+        X, gamma, beta, running_mean, running_var, training, momentum=0.1, eps=1e-5
+    ):
+        return _bn_variant(
+            X, gamma, beta, running_mean, running_var, training, momentum, eps, **knobs
         )
-    n = X.shape[0]
-    mu, var = X.mean(axis=0), X.var(axis=0)
-    Y = gamma * (X - mu) / np.sqrt(var + eps) + beta
-    return (
-        Y,
-        (1 - momentum) * running_mean + momentum * mu,
-        (1 - momentum) * running_var + momentum * var * n / (n - 1),
-    )
+
+    mutant("lab09.2", description)(wrong)
+
+
+_bn_mutant("unbiased variance used to normalize", ddof=1)
+_bn_mutant("biased variance in the running average", running_ddof=0)
+_bn_mutant(
+    "running average with the rate swapped (0.1 on the old value)", swap_rate=True
+)
+_bn_mutant("batch statistics at inference too", batch_at_inference=True)
+_bn_mutant(
+    "statistics over the first axis only (wrong for images)", first_axis_only=True
+)
 
 
 # --- 9.3: the original residual block -------------------------------------------------
 
 
 def _res_ref():
-    def residual_block(x, conv1, bn1, conv2, bn2):
-        import torch
+    import torch.nn.functional as F
+    from torch import nn
 
-        h = torch.relu(bn1(conv1(x)))
-        return torch.relu(bn2(conv2(h)) + x)
+    def residual_block(x, conv1, bn1, conv2, bn2):
+        branch = nn.Sequential(conv1, bn1, nn.ReLU(), conv2, bn2)
+        return F.relu(branch(x) + x)
 
     return residual_block
 
 
-def _res_case(c: int, training: bool, seed: int):
-    """Seeded layers (conv1, bn1, conv2, bn2) in float64, in the given mode, with
-    non-trivial batch-norm parameters and running statistics, and an input x."""
+def _res_block(c: int, training: bool, seed: int):
+    """``alice_lab.residual.BasicBlock(c)`` (Conv-BN-ReLU-Conv-BN, identity skip, ReLU
+    after the sum), seeded, in float64 and the given mode, with non-trivial batch-norm
+    parameters and running statistics; and an input x (3, c, 6, 6)."""
     import torch
-    from torch import nn
+
+    from alice_lab.residual import BasicBlock
 
     torch.manual_seed(seed)
-    layers = [
-        nn.Conv2d(c, c, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c),
-        nn.Conv2d(c, c, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c),
-    ]
-    for bn in layers[1::2]:
+    block = BasicBlock(c).double().train(training)
+    for bn in (block.f[1], block.f[4]):
         with torch.no_grad():
             bn.weight.uniform_(0.5, 1.5)
             bn.bias.normal_()
             bn.running_mean.normal_()
             bn.running_var.uniform_(0.5, 2)
-    for m in layers:
-        m.double().train(training)
     x = torch.randn(3, c, 6, 6, dtype=torch.float64)
-    return x, layers
+    return block, x
 
 
 def _res_expected(c: int, training: bool, seed: int) -> np.ndarray:
-    """The block's output on :func:`_res_case`'s input, from fresh copies of its
-    layers: ReLU(BN(Conv(ReLU(BN(Conv(x))))) + x)."""
+    """The library block's output on its input, from a fresh copy of it."""
     import torch
 
-    x, (conv1, bn1, conv2, bn2) = _res_case(c, training, seed)
+    block, x = _res_block(c, training, seed)
     with torch.no_grad():
-        h = torch.relu(bn1(conv1(x)))
-        return torch.relu(bn2(conv2(h)) + x).numpy()
+        return block(x).numpy()
 
 
 @register(
@@ -342,14 +324,16 @@ def _res_expected(c: int, training: bool, seed: int) -> np.ndarray:
 def check_residual_block(residual_block: Callable) -> tuple[bool, str]:
     """residual_block(x, conv1, bn1, conv2, bn2) ->
     ReLU(BN(Conv(ReLU(BN(Conv(x))))) + x) (He et al., with the ReLU after the sum),
-    in training and in eval mode."""
+    in training and in eval mode, given the layers of alice_lab's BasicBlock and
+    compared with that block."""
     import torch
 
     def case(c, training, seed):
         def run():
-            x, layers = _res_case(c, training, seed)
+            block, x = _res_block(c, training, seed)
+            conv1, bn1, _, conv2, bn2 = block.f
             with torch.no_grad():
-                got = residual_block(x.clone(), *layers)
+                got = residual_block(x.clone(), conv1, bn1, conv2, bn2)
             mode = "train" if training else "eval"
             return _compare(
                 f"block output ({mode} mode, {c} channels)",
@@ -368,53 +352,65 @@ def check_residual_block(residual_block: Callable) -> tuple[bool, str]:
     )
 
 
-@mutant("lab09.3", "skip added after the final ReLU")
-def _res_after_relu(x, conv1, bn1, conv2, bn2):
-    import torch
+def _res_variant(x, conv1, bn1, conv2, bn2, *, skip="before the ReLU", relu=True):
+    """The block with knobs that turn it into common mistakes: where the skip is
+    added ("before the ReLU", "after the ReLU", "before the BN", "none") and whether
+    a ReLU ends the block."""
+    import torch.nn.functional as F
 
-    return torch.relu(bn2(conv2(torch.relu(bn1(conv1(x)))))) + x
+    inner = F.relu(bn1(conv1(x)))
+    if skip == "before the BN":
+        out = bn2(conv2(inner) + x)
+    else:
+        out = bn2(conv2(inner))
+        if skip == "before the ReLU":
+            out = out + x
+    if relu:
+        out = F.relu(out)
+    return out + x if skip == "after the ReLU" else out
+
+
+@mutant("lab09.3", "skip added after the final ReLU")
+def _res_after_relu(*layers):
+    return _res_variant(*layers, skip="after the ReLU")
 
 
 @mutant("lab09.3", "no skip connection")
-def _res_no_skip(x, conv1, bn1, conv2, bn2):
-    import torch
-
-    return torch.relu(bn2(conv2(torch.relu(bn1(conv1(x))))))
+def _res_no_skip(*layers):
+    return _res_variant(*layers, skip="none")
 
 
 @mutant("lab09.3", "skip added before the second batch norm")
-def _res_before_bn(x, conv1, bn1, conv2, bn2):
-    import torch
-
-    return torch.relu(bn2(conv2(torch.relu(bn1(conv1(x)))) + x))
+def _res_before_bn(*layers):
+    return _res_variant(*layers, skip="before the BN")
 
 
 @mutant("lab09.3", "no ReLU after the sum (the book's formula)")
-def _res_no_post_relu(x, conv1, bn1, conv2, bn2):
-    import torch
-
-    return bn2(conv2(torch.relu(bn1(conv1(x))))) + x
+def _res_no_post_relu(*layers):
+    return _res_variant(*layers, relu=False)
 
 
 # --- 9.4: random shifts ---------------------------------------------------------------
 
 
 def _shift_ref():
+    from alice_lab.augmentation import random_shift as library_shift
+
     def random_shift(X, rng):
-        b, h, w, c = X.shape
-        out = np.zeros_like(X)
-        for i, (dy, dx) in enumerate(rng.integers(-1, 2, size=(b, 2))):
-            padded = np.pad(X[i], ((1, 1), (1, 1), (0, 0)))
-            out[i] = padded[1 - dy : 1 - dy + h, 1 - dx : 1 - dx + w]
-        return out
+        return library_shift(X, max_shift=1, rng=rng)
 
     return random_shift
 
 
-def _shifted(img, dy, dx):
-    h, w = img.shape[:2]
-    padded = np.pad(img, ((1, 1), (1, 1), (0, 0)))
-    return padded[1 - dy : 1 - dy + h, 1 - dx : 1 - dx + w]
+def _shifted(img: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """``img`` (h, w, c) moved down by dy and right by dx pixels: a circular roll whose
+    wrapped-around row and column are then zeroed."""
+    out = np.roll(img, (dy, dx), axis=(0, 1))
+    if dy:
+        out[0 if dy > 0 else -1] = 0
+    if dx:
+        out[:, 0 if dx > 0 else -1] = 0
+    return out
 
 
 @register(
@@ -491,14 +487,26 @@ def _shift_identity(X, rng):
 # --- 9.5: preparing a pretrained model for fine-tuning -------------------------------
 
 
+def _ft_variant(model, n_classes, *, freeze=True, freeze_head=False, replace=True):
+    """Freeze the backbone, swap the last layer for a fresh ``nn.Linear`` head; the
+    knobs turn it into common mistakes (nothing frozen, the head frozen too, a layer
+    appended instead of replacing the head)."""
+    from torch import nn
+
+    model.requires_grad_(not freeze)
+    last = len(model) - 1
+    if replace:
+        model[last] = nn.Linear(model[last].in_features, n_classes)
+    else:
+        model.append(nn.Linear(model[last].out_features, n_classes))
+    if freeze_head:
+        model.requires_grad_(False)
+    return model
+
+
 def _ft_ref():
     def prepare_finetuning(model, n_classes):
-        from torch import nn
-
-        for p in model.parameters():
-            p.requires_grad_(False)
-        model[-1] = nn.Linear(model[-1].in_features, n_classes)
-        return model
+        return _ft_variant(model, n_classes)
 
     return prepare_finetuning
 
@@ -568,26 +576,14 @@ def check_prepare_finetuning(prepare_finetuning: Callable) -> tuple[bool, str]:
 
 @mutant("lab09.5", "backbone not frozen")
 def _ft_not_frozen(model, n_classes):
-    from torch import nn
-
-    model[-1] = nn.Linear(model[-1].in_features, n_classes)
-    return model
+    return _ft_variant(model, n_classes, freeze=False)
 
 
 @mutant("lab09.5", "head frozen too (frozen after replacing it)")
 def _ft_all_frozen(model, n_classes):
-    from torch import nn
-
-    model[-1] = nn.Linear(model[-1].in_features, n_classes)
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model
+    return _ft_variant(model, n_classes, freeze_head=True)
 
 
 @mutant("lab09.5", "head not replaced (a new layer appended after it)")
 def _ft_appended(model, n_classes):
-    from torch import nn
-
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return nn.Sequential(*model, nn.Linear(model[-1].out_features, n_classes))
+    return _ft_variant(model, n_classes, replace=False)

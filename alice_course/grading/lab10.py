@@ -2,7 +2,8 @@
 
 Exercises: scaled dot-product attention with a mask, the causal mask, multi-head
 attention from weight matrices, and a multi-view classifier that is invariant to the
-order of its views. Every check compares with PyTorch's own kernels
+order of its views. The reference solutions call the textbook library
+(``alice_lab.attention``); every check compares with PyTorch's own kernels
 (``torch.nn.functional.scaled_dot_product_attention``, ``torch.nn.MultiheadAttention``
 with the same weights) on seeded inputs chosen to expose the classic mistakes: n ≠ m
 and d ≠ dv (a transposed product fails loudly), a missing 1/√d, the softmax over the
@@ -26,13 +27,10 @@ from alice_course.grading import _chain, _compare, mutant, register
 
 
 def _attention_ref():
-    import torch
+    from alice_lab.attention import scaled_dot_product_attention
 
     def attention(Q, K, V, mask=None):
-        S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
-        if mask is not None:
-            S = S.masked_fill(~mask, float("-inf"))
-        return torch.softmax(S, dim=-1) @ V
+        return scaled_dot_product_attention(Q, K, V, mask=mask)
 
     return attention
 
@@ -77,44 +75,43 @@ def check_attention(attention: Callable) -> tuple[bool, str]:
     )
 
 
-@mutant("lab10.1", "missing 1/√d")
-def _att_no_scale(Q, K, V, mask=None):
+def _attention_variant(Q, K, V, mask=None, *, scale=None, axis=-1, mask_by="scores"):
+    """Attention written with einsum, with knobs that turn it into common mistakes:
+    the ``scale`` of the scores (default 1/√d), the softmax ``axis``, and how a
+    boolean mask is used: -inf on the "scores", "multiplied" into them, or
+    multiplied into the weights "after" the softmax."""
     import torch
 
-    S = Q @ K.transpose(-2, -1)
-    if mask is not None:
-        S = S.masked_fill(~mask, float("-inf"))
-    return torch.softmax(S, dim=-1) @ V
+    scale = Q.shape[-1] ** -0.5 if scale is None else scale
+    S = torch.einsum("...nd,...md->...nm", Q, K) * scale
+    if mask is not None and mask_by == "scores":
+        S = torch.where(mask, S, -torch.inf)
+    elif mask is not None and mask_by == "multiplied":
+        S = S * mask
+    W = torch.nan_to_num(torch.softmax(S, dim=axis))
+    if mask is not None and mask_by == "after":
+        W = W * mask
+    return torch.einsum("...nm,...mv->...nv", W, V)
+
+
+@mutant("lab10.1", "missing 1/√d")
+def _att_no_scale(Q, K, V, mask=None):
+    return _attention_variant(Q, K, V, mask, scale=1.0)
 
 
 @mutant("lab10.1", "softmax over the wrong axis (the queries)")
 def _att_wrong_axis(Q, K, V, mask=None):
-    import torch
-
-    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
-    if mask is not None:
-        S = S.masked_fill(~mask, float("-inf"))
-    return torch.nan_to_num(torch.softmax(S, dim=-2)) @ V
+    return _attention_variant(Q, K, V, mask, axis=-2)
 
 
 @mutant("lab10.1", "multiplicative mask (scores * mask)")
 def _att_mult_mask(Q, K, V, mask=None):
-    import torch
-
-    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
-    if mask is not None:
-        S = S * mask
-    return torch.softmax(S, dim=-1) @ V
+    return _attention_variant(Q, K, V, mask, mask_by="multiplied")
 
 
 @mutant("lab10.1", "mask applied after the softmax")
 def _att_post_mask(Q, K, V, mask=None):
-    import torch
-
-    W = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1]), dim=-1)
-    if mask is not None:
-        W = W * mask
-    return W @ V
+    return _attention_variant(Q, K, V, mask, mask_by="after")
 
 
 # --- 10.2: the causal mask ----------
@@ -123,8 +120,10 @@ def _att_post_mask(Q, K, V, mask=None):
 def _causal_ref():
     import torch
 
+    from alice_lab.attention import causal_mask as library_mask
+
     def causal_mask(n):
-        return torch.full((n, n), float("-inf")).triu(1)
+        return library_mask(n, like=torch.zeros(()))
 
     return causal_mask
 
@@ -211,21 +210,10 @@ def _cm_zero(n):
 
 
 def _mha_ref():
-    import torch
+    from alice_lab.attention import multi_head_attention
 
     def mha(x, params, heads, causal=False):
-        b, n, e = x.shape
-        k = params["Wq"].shape[1] // heads
-
-        def split(t):
-            return t.view(b, n, heads, -1).transpose(1, 2)
-
-        Q, K, V = (split(x @ params[w]) for w in ("Wq", "Wk", "Wv"))
-        S = Q @ K.transpose(-2, -1) / math.sqrt(k)
-        if causal:
-            S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
-        H = torch.softmax(S, dim=-1) @ V
-        return H.transpose(1, 2).reshape(b, n, -1) @ params["Wo"]
+        return multi_head_attention(x, params, heads=heads, causal=causal)
 
     return mha
 
@@ -296,86 +284,82 @@ def check_mha(mha: Callable) -> tuple[bool, str]:
     )
 
 
+def _mha_variant(
+    x, params, heads, causal=False, *, transpose=True, scale_by_head=True, project=True
+):
+    """Multi-head attention from the library's head helpers, with knobs that turn it
+    into common mistakes: heads split by a plain reshape to (b, h, n, k), scores
+    scaled by 1/√e, the output projection left out."""
+    from alice_lab.attention import boolean_causal_mask, merge_heads, split_heads
+
+    def heads_of(w):
+        t = x @ params[w]
+        return (
+            split_heads(t, heads)
+            if transpose
+            else t.reshape(t.shape[0], heads, t.shape[1], -1)
+        )
+
+    Q, K, V = map(heads_of, ("Wq", "Wk", "Wv"))
+    d = Q.shape[-1] if scale_by_head else x.shape[-1]
+    mask = boolean_causal_mask(x.shape[1], like=x) if causal else None
+    H = merge_heads(_attention_variant(Q, K, V, mask, scale=d**-0.5))
+    return H @ params["Wo"] if project else H
+
+
 @mutant("lab10.3", "heads split without the transpose (view(b, h, n, k))")
 def _mha_bad_split(x, params, heads, causal=False):
-    import torch
-
-    b, n, e = x.shape
-    Q, K, V = ((x @ params[w]).reshape(b, heads, n, -1) for w in ("Wq", "Wk", "Wv"))
-    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
-    if causal:
-        S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
-    H = torch.softmax(S, -1) @ V
-    return H.transpose(1, 2).reshape(b, n, -1) @ params["Wo"]
+    return _mha_variant(x, params, heads, causal, transpose=False)
 
 
 @mutant("lab10.3", "scaled by 1/√e instead of 1/√(e/h)")
 def _mha_scale_e(x, params, heads, causal=False):
-    import torch
-
-    b, n, e = x.shape
-    Q, K, V = (
-        (x @ params[w]).view(b, n, heads, -1).transpose(1, 2)
-        for w in ("Wq", "Wk", "Wv")
-    )
-    S = Q @ K.transpose(-2, -1) / math.sqrt(e)
-    if causal:
-        S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
-    H = torch.softmax(S, -1) @ V
-    return H.transpose(1, 2).reshape(b, n, -1) @ params["Wo"]
+    return _mha_variant(x, params, heads, causal, scale_by_head=False)
 
 
 @mutant("lab10.3", "output projection W_o forgotten")
 def _mha_no_wo(x, params, heads, causal=False):
-    import torch
-
-    b, n, e = x.shape
-    Q, K, V = (
-        (x @ params[w]).view(b, n, heads, -1).transpose(1, 2)
-        for w in ("Wq", "Wk", "Wv")
-    )
-    S = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
-    if causal:
-        S = S.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
-    return (torch.softmax(S, -1) @ V).transpose(1, 2).reshape(b, n, -1)
+    return _mha_variant(x, params, heads, causal, project=False)
 
 
 @mutant("lab10.3", "causal flag ignored")
 def _mha_no_causal(x, params, heads, causal=False):
-    return _mha_ref()(x, params, heads, causal=False)
+    return _mha_variant(x, params, heads, causal=False)
 
 
 # --- 10.4: the multi-view model ----------
 
 
 def _multiview_ref():
-    import torch
     from torch import nn
 
     from alice_lab.transformer import TransformerBlock
 
     class MultiViewModel(nn.Module):
+        """Each view embedded on its own by a small CNN, one transformer block across
+        the views, the mean over the views, a linear head."""
+
         def __init__(self, e=32, heads=4, n_classes=10):
             super().__init__()
-            self.backbone = nn.Sequential(
-                nn.Conv2d(1, 16, 3, padding=1),
-                nn.ReLU(),
-                nn.Conv2d(16, 16, 3, padding=1),
-                nn.ReLU(),
-                nn.AdaptiveAvgPool2d(2),
+            self.embed_view = nn.Sequential(
+                nn.Conv2d(1, 8, 3, padding=1),
+                nn.GELU(),
+                nn.Conv2d(8, 16, 3, stride=2, padding=1),  # 8×8 -> 4×4
+                nn.GELU(),
                 nn.Flatten(),
-                nn.Linear(64, e),
+                nn.Linear(16 * 4 * 4, e),
             )
-            self.block = TransformerBlock(e, heads)
-            self.head = nn.Linear(e, n_classes)
+            self.mix = TransformerBlock(e, heads)
+            self.classify = nn.Linear(e, n_classes)
+
+        def tokens(self, x):
+            """(b, v, h, w, c) -> (b, v, e), one token per view."""
+            views = x.flatten(0, 1).movedim(-1, 1)  # (b·v, c, h, w)
+            return self.embed_view(views).unflatten(0, x.shape[:2])
 
         def forward(self, x):
-            b, v, h, w, c = x.shape
-            z = self.backbone(x.reshape(b * v, h, w, c).permute(0, 3, 1, 2))
-            H = self.block(z.reshape(b, v, -1))
-            return self.head(H.mean(dim=1))
+            return self.classify(self.mix(self.tokens(x)).mean(dim=1))
 
-    _ = torch
     return MultiViewModel
 
 
@@ -452,6 +436,9 @@ def check_multiview(MultiViewModel: Callable) -> tuple[bool, str]:
 
 
 def _mv_variant(kind: str):
+    """The reference model with one mistake: "first" pools the first view only,
+    "pos" adds a learned embedding per view position, "axis" averages over the
+    features, "baseline" leaves out the transformer block."""
     import torch
     from torch import nn
 
@@ -463,18 +450,13 @@ def _mv_variant(kind: str):
             self.pos = nn.Parameter(torch.randn(8, e))
 
         def forward(self, x):
-            b, v, h, w, c = x.shape
-            z = self.backbone(x.reshape(b * v, h, w, c).permute(0, 3, 1, 2))
-            H = z.reshape(b, v, -1)
+            H = self.tokens(x)
             if kind == "pos":
-                H = H + self.pos[:v]
+                H = H + self.pos[: H.shape[1]]
             if kind != "baseline":
-                H = self.block(H)
-            if kind == "first":
-                return self.head(H[:, 0])
-            if kind == "axis":
-                return self.head(H.mean(dim=2))
-            return self.head(H.mean(dim=1))
+                H = self.mix(H)
+            pooled = {"first": H[:, 0], "axis": H.mean(dim=2)}.get(kind, H.mean(dim=1))
+            return self.classify(pooled)
 
     return Wrong
 
