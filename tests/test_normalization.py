@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from alice_lab import normalization as nz
+from alice_lab.normalization import per_example
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -246,7 +247,7 @@ def test_layer_norm_torch_path_equals_generic_path_and_torch_kernel(affine):
     if not affine:
         g = b = None
     fast = nz.layer_norm(x, g, b)
-    generic = nz._layer_norm_generic(x, g, b, 1e-5, (2,))
+    generic = per_example._layer_norm_generic(x, g, b, 1e-5, (2,))
     kernel = F.layer_norm(x, (16,), g, b, eps=1e-5)
     torch.testing.assert_close(fast, generic, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(fast, kernel, rtol=1e-12, atol=1e-12)
@@ -255,7 +256,7 @@ def test_layer_norm_torch_path_equals_generic_path_and_torch_kernel(affine):
     w = torch.randn(4, 5, 16, dtype=torch.float64)  # a fixed cotangent
     g_fast = _grads(lambda *a: nz.layer_norm(*a), x, g, b, cotangent=w)
     g_gen = _grads(
-        lambda *a: nz._layer_norm_generic(*a, 1e-5, (2,)), x, g, b, cotangent=w
+        lambda *a: per_example._layer_norm_generic(*a, 1e-5, (2,)), x, g, b, cotangent=w
     )
     g_ker = _grads(lambda x, g, b: F.layer_norm(x, (16,), g, b), x, g, b, cotangent=w)
     for fast_grad, gen_grad, ker_grad in zip(g_fast, g_gen, g_ker, strict=True):
@@ -268,12 +269,15 @@ def test_layer_norm_torch_path_over_several_trailing_axes_and_float32():
     g = torch.rand(4, 5, 6, dtype=torch.float64) + 0.5
     fast = nz.layer_norm(x, g, axes=(1, 2, 3))
     torch.testing.assert_close(
-        fast, nz._layer_norm_generic(x, g, None, 1e-5, (1, 2, 3)), rtol=0, atol=1e-12
+        fast,
+        per_example._layer_norm_generic(x, g, None, 1e-5, (1, 2, 3)),
+        rtol=0,
+        atol=1e-12,
     )
     x32, g32, b32 = _ln_inputs((8, 32), dtype=torch.float32)
     torch.testing.assert_close(
         nz.layer_norm(x32, g32, b32),
-        nz._layer_norm_generic(x32, g32, b32, 1e-5, (1,)),
+        per_example._layer_norm_generic(x32, g32, b32, 1e-5, (1,)),
         rtol=1e-5,
         atol=1e-5,
     )
@@ -289,7 +293,7 @@ def test_layer_norm_takes_the_torch_path_on_torch_tensors(monkeypatch):
     def no_generic(*args, **kwargs):
         raise AssertionError("the generic layer norm ran")
 
-    monkeypatch.setattr(nz, "_layer_norm_generic", no_generic)
+    monkeypatch.setattr(per_example, "_layer_norm_generic", no_generic)
     x, g, b = _ln_inputs((4, 8))
     nz.layer_norm(x, g, b)  # the torch path: no error
     nz.layer_norm(x, axes=(0, 1))  # every axis is trailing too
@@ -308,7 +312,7 @@ def test_layer_norm_generic_path_still_serves_numpy(monkeypatch):
     def no_torch(*args, **kwargs):
         raise AssertionError("the torch layer norm ran")
 
-    monkeypatch.setattr(nz, "_layer_norm_torch", no_torch)
+    monkeypatch.setattr(per_example, "_layer_norm_torch", no_torch)
     X = np.random.default_rng(4).normal(size=(3, 6))
     out = nz.layer_norm(X, eps=0.0)
     np.testing.assert_allclose(out.mean(1), 0, atol=1e-12)
