@@ -30,7 +30,9 @@ def check_f(f: Callable) -> tuple[bool, str]:
     X = _points(50, seed=0)
     one = _points(1, seed=1)
     return _chain(
-        lambda: _compare("f(X)", f(X.copy()), lambda: _alice2d()(X), rtol=1e-7, atol=1e-9),
+        lambda: _compare(
+            "f(X)", f(X.copy()), lambda: _alice2d()(X), rtol=1e-7, atol=1e-9
+        ),
         lambda: _compare(
             "f(X) for a single row",
             f(one.copy()),
@@ -68,7 +70,11 @@ def check_grad(grad_f: Callable) -> tuple[bool, str]:
     X = _points(50, seed=2)
     return _chain(
         lambda: _compare(
-            "grad_f(X)", grad_f(X.copy()), lambda: _alice2d_grad()(X), rtol=1e-7, atol=1e-9
+            "grad_f(X)",
+            grad_f(X.copy()),
+            lambda: _alice2d_grad()(X),
+            rtol=1e-7,
+            atol=1e-9,
         ),
         ok="grad_f(X) matches the analytic gradient on 50 points, shape (n, 2)",
     )
@@ -76,10 +82,15 @@ def check_grad(grad_f: Callable) -> tuple[bool, str]:
 
 @mutant("lab02.2", "missing the 0.5 chain-rule factor")
 def _grad_no_half(X):
-    x1, x2 = X[:, 0], X[:, 1]
-    d1 = np.cos(x1) * np.cos(x2) + np.cos(0.5 * x1) * np.cos(0.5 * x2)
-    d2 = -np.sin(x1) * np.sin(x2) - np.sin(0.5 * x1) * np.sin(0.5 * x2)
-    return np.stack([d1, d2], axis=-1)
+    half = 0.5 * X
+    inner_term = np.stack(
+        [
+            np.cos(half[:, 0]) * np.cos(half[:, 1]),
+            -np.sin(half[:, 0]) * np.sin(half[:, 1]),
+        ],
+        axis=-1,
+    )  # the second term's derivative without its chain-rule factor 0.5
+    return _alice2d_grad()(X) + 0.5 * inner_term
 
 
 @mutant("lab02.2", "sign error in the derivative of cos")
@@ -171,22 +182,12 @@ def _gd_ascent(grad_fn, X0, lr, steps):
 
 @mutant("lab02.3", "appends the same array, updated in place")
 def _gd_aliased(grad_fn, X0, lr, steps):
-    x = X0.copy()
-    path = [x]
-    for _ in range(steps):
-        x -= lr * grad_fn(x)
-        path.append(x)
-    return np.stack(path)
+    return _descent_variant(grad_fn, X0, lr, 0.0, steps, aliased=True)
 
 
 @mutant("lab02.3", "updates the caller's X0 in place")
 def _gd_inplace(grad_fn, X0, lr, steps):
-    x = X0
-    path = [x.copy()]
-    for _ in range(steps):
-        x -= lr * grad_fn(x)
-        path.append(x.copy())
-    return np.stack(path)
+    return _descent_variant(grad_fn, X0, lr, 0.0, steps, in_place=True)
 
 
 @register(
@@ -220,42 +221,54 @@ def check_momentum(gd: Callable) -> tuple[bool, str]:
     )
 
 
-def _momentum_loop(grad_fn, X0, lr, lam, steps, *, sign=1.0, damp=False, g0=False):
-    """The book's recursion with knobs that turn it into common mistakes."""
-    x = np.array(X0, dtype=float)
-    g = -lr * grad_fn(x) if g0 else np.zeros_like(x)
-    path = [x]
+def _descent_variant(
+    grad_fn, X0, lr, lam, steps, *, sign=1.0, damp=False, g0=False,
+    aliased=False, in_place=False,
+):  # fmt: skip
+    """Momentum descent (plain descent for ``lam=0``) with knobs that turn it into
+    the common mistakes the mutants stand for: the momentum term's sign, a damped
+    average, a velocity started at the first step, one array appended again and again
+    (``aliased``), the caller's ``X0`` updated (``in_place``)."""
+    point = X0 if in_place else np.array(X0, dtype=float)
+    velocity = -lr * grad_fn(point) if g0 else np.zeros_like(point)
+    visited = [point if aliased else point.copy()]
     for _ in range(steps):
-        step = -lr * grad_fn(x)
-        g = (1 - lam) * step + lam * g if damp else step + sign * lam * g
-        x = x + g
-        path.append(x)
-    return np.stack(path)
+        push = -lr * grad_fn(point)
+        if damp:
+            velocity = (1 - lam) * push + lam * velocity
+        else:
+            velocity = push + sign * lam * velocity
+        if aliased or in_place:
+            point += velocity
+        else:
+            point = point + velocity
+        visited.append(point if aliased else point.copy())
+    return np.stack(visited)
 
 
 @mutant("lab02.4", "momentum term with the wrong sign")
 def _mom_sign(grad_fn, X0, lr, momentum, steps):
-    return _momentum_loop(grad_fn, X0, lr, momentum, steps, sign=-1.0)
+    return _descent_variant(grad_fn, X0, lr, momentum, steps, sign=-1.0)
 
 
 @mutant("lab02.4", "momentum ignored (plain gradient descent)")
 def _mom_ignored(grad_fn, X0, lr, momentum, steps):
-    return _momentum_loop(grad_fn, X0, lr, 0.0, steps)
+    return _gd_reference(momentum=False)(grad_fn, X0, lr, steps)
 
 
 @mutant("lab02.4", "dampened average (1 - momentum) * step + momentum * g")
 def _mom_damped(grad_fn, X0, lr, momentum, steps):
-    return _momentum_loop(grad_fn, X0, lr, momentum, steps, damp=True)
+    return _descent_variant(grad_fn, X0, lr, momentum, steps, damp=True)
 
 
 @mutant("lab02.4", "velocity started at the first step instead of zero")
 def _mom_g0(grad_fn, X0, lr, momentum, steps):
-    return _momentum_loop(grad_fn, X0, lr, momentum, steps, g0=True)
+    return _descent_variant(grad_fn, X0, lr, momentum, steps, g0=True)
 
 
 @mutant("lab02.4", "returns only the last point")
 def _mom_last(grad_fn, X0, lr, momentum, steps):
-    return _momentum_loop(grad_fn, X0, lr, momentum, steps)[-1]
+    return _gd_reference(momentum=True)(grad_fn, X0, lr, momentum, steps)[-1]
 
 
 # --- lab 02, frameworks: single-point functions, vmap and autodiff ----------------
