@@ -7,7 +7,9 @@ and one training epoch. Every check compares with ``alice_lab.text`` or
 inside a sentence (a mask built from "id != 0" breaks), repeated ids (an assignment
 ``dE[ids] = G`` keeps only one of them), a transposed table (a square one would hide
 it, so the vocabulary differs from the width), a mask forgotten in the pooling, a
-missing ``zero_grad``.
+missing ``zero_grad``. The references are ``alice_lab.text`` (padding, masks, the
+TextCNN) or closed forms (a one-hot product, an einsum); the mutants change a setting
+of one of them or rearrange its output.
 
 Book: §8.2.1-§8.2.2 (lines 3740-3938) and "From theory to practice" (lines 4300-4324).
 """
@@ -26,15 +28,21 @@ from alice_course.grading import _chain, _compare, mutant, register
 _SEQS = [[5, 0, 3, 9], [7, 2], [1, 4, 0, 0, 6, 8, 2], [3]]
 
 
+def _padded(seqs, max_len, *, side="right"):
+    """``alice_lab.text``'s padding of ``seqs`` cut to ``max_len``, and the mask of
+    the real tokens: the reference, and with ``side="left"`` one of its mutants."""
+    from alice_lab.text import length_mask, pad_sequences
+
+    cut = [list(s)[:max_len] for s in seqs]
+    M = length_mask([len(s) for s in cut], max_len)
+    return pad_sequences(cut, side=side, max_len=max_len), (
+        M if side == "right" else M[:, ::-1]
+    )
+
+
 def _pad_ref():
     def pad_and_mask(seqs, max_len):
-        X = np.zeros((len(seqs), max_len), dtype=np.int64)
-        M = np.zeros((len(seqs), max_len))
-        for i, s in enumerate(seqs):
-            s = list(s)[:max_len]
-            X[i, : len(s)] = s
-            M[i, : len(s)] = 1.0
-        return X, M
+        return _padded(seqs, max_len)
 
     return pad_and_mask
 
@@ -80,13 +88,7 @@ def _pad_mask_from_ids(seqs, max_len):
 
 @mutant("lab08.1", "padding on the left")
 def _pad_left(seqs, max_len):
-    X = np.zeros((len(seqs), max_len), dtype=np.int64)
-    M = np.zeros((len(seqs), max_len))
-    for i, s in enumerate(seqs):
-        s = list(s)[:max_len]
-        X[i, max_len - len(s) :] = s
-        M[i, max_len - len(s) :] = 1
-    return X, M
+    return _padded(seqs, max_len, side="left")
 
 
 @mutant("lab08.1", "mask inverted (ones on the padding)")
@@ -100,7 +102,8 @@ def _pad_inverted(seqs, max_len):
 
 def _lookup_ref():
     def embedding_lookup(E, ids):
-        return E[ids]
+        """The rows of E, taken along axis 0."""
+        return np.take(E, ids, axis=0)
 
     return embedding_lookup
 
@@ -162,9 +165,8 @@ def _lookup_wrong_onehot(E, ids):
 
 def _grad_ref():
     def embedding_grad(ids, G, n):
-        dE = np.zeros((n, G.shape[-1]))
-        np.add.at(dE, ids.reshape(-1), G.reshape(-1, G.shape[-1]))
-        return dE
+        """The lookup is a product with one-hot rows, so dE = onehot(ids)ᵀ G."""
+        return np.einsum("bmn,bme->ne", np.eye(n)[ids], G)
 
     return embedding_grad
 
@@ -202,18 +204,26 @@ def check_embedding_grad(embedding_grad: Callable) -> tuple[bool, str]:
     )
 
 
+def _written_by_index(ids, G, n, *, add: bool):
+    """``out[ids] = G`` or ``out[ids] += G`` with fancy indexing, which writes a
+    repeated id once (the last one wins): the two scatter mistakes."""
+    rows = G.reshape(ids.size, -1)
+    out = np.zeros((n, rows.shape[1]))
+    if add:
+        out[ids.ravel()] += rows
+    else:
+        out[ids.ravel()] = rows
+    return out
+
+
 @mutant("lab08.3", "assignment dE[ids] = G (repeated ids keep only the last)")
 def _grad_assign(ids, G, n):
-    dE = np.zeros((n, G.shape[-1]))
-    dE[ids.reshape(-1)] = G.reshape(-1, G.shape[-1])
-    return dE
+    return _written_by_index(ids, G, n, add=False)
 
 
 @mutant("lab08.3", "fancy-index += (not accumulated for repeated ids)")
 def _grad_iadd(ids, G, n):
-    dE = np.zeros((n, G.shape[-1]))
-    dE[ids.reshape(-1)] += G.reshape(-1, G.shape[-1])
-    return dE
+    return _written_by_index(ids, G, n, add=True)
 
 
 @mutant("lab08.3", "mean over the batch instead of the sum")
@@ -226,7 +236,8 @@ def _grad_mean(ids, G, n):
 
 def _mean_ref():
     def masked_mean(H, M):
-        return (H * M[:, :, None]).sum(1) / M.sum(1, keepdims=True)
+        """The mask-weighted sum over positions, over the number of real ones."""
+        return np.einsum("btc,bt->bc", H, M) / M.sum(1)[:, None]
 
     return masked_mean
 
@@ -263,12 +274,12 @@ def _mean_plain(H, M):
 
 @mutant("lab08.4", "masked sum divided by the padded length")
 def _mean_by_tmax(H, M):
-    return (H * M[:, :, None]).sum(1) / H.shape[1]
+    return _mean_sum(H, M) / H.shape[1]
 
 
 @mutant("lab08.4", "mask applied but the sum not divided (sum pooling)")
 def _mean_sum(H, M):
-    return (H * M[:, :, None]).sum(1)
+    return _mean_ref()(H, M) * M.sum(1)[:, None]
 
 
 # --- 8.5: the text CNN of Box 8.2, with masks ---------------------------------------
@@ -360,34 +371,30 @@ def check_text_cnn(TextCNN: Callable) -> tuple[bool, str]:
 
 
 def _mutant_cnn(variant: str):
-    from torch import nn
+    """``alice_lab``'s TextCNN (Box 8.2's layers) with a forward pass that makes the
+    mistake ``variant`` names."""
+    import torch
     from torch.nn.functional import avg_pool1d, max_pool1d, relu
 
-    class Wrong(nn.Module):
-        def __init__(self, n, e, num_classes=10):
-            super().__init__()
-            self.emb = nn.Embedding(n, e)
-            self.conv1 = nn.Conv1d(e, 32, 5, padding="same")
-            self.conv2 = nn.Conv1d(32, 64, 5, padding="same")
-            self.head = nn.Linear(64, num_classes)
+    from alice_lab.text.torch_models import TextCNN
 
-        def forward(self, x, mask=None):
-            h = self.emb(x).transpose(1, 2)
-            m = None if mask is None else mask.float()[:, None]
-            if m is not None:
-                h = h * m
-            h = relu(self.conv1(h))
-            if m is not None and variant != "no re-mask":
+    class Wrong(TextCNN):
+        def __init__(self, n, e, num_classes=10):
+            super().__init__(n, e, num_classes=num_classes)
+
+        def features(self, x, mask=None):
+            # no mask is a mask of ones: every product with it is exact
+            m = torch.ones(x.shape) if mask is None else mask.float()
+            m = m[:, None]
+            h = relu(self.conv1(self.emb(x).transpose(1, 2) * m))
+            if variant != "no re-mask":
                 h = h * m
             pool = avg_pool1d if variant == "avg pool" else max_pool1d
-            h = pool(h, 2)
-            if m is not None:
-                m = max_pool1d(m, 2)
-                h = h * m
-            h = relu(self.conv2(h))
-            if m is None or variant == "plain mean":
-                return self.head(h.mean(2))
-            return self.head((h * m).sum(2) / m.sum(2))
+            m = max_pool1d(m, 2)
+            h = relu(self.conv2(pool(h, 2) * m))
+            if variant == "plain mean":
+                return h.mean(2)
+            return (h * m).sum(2) / m.sum(2)
 
     return Wrong
 
@@ -410,23 +417,30 @@ def _cnn_avg_pool(n, e, num_classes=10):
 # --- 8.6: one training epoch ---------------------------------------------------------
 
 
+def _epoch(
+    model, X, M, y, opt, batch_size=32, *, fresh=True, masked=True, report="mean"
+):
+    """One epoch in ``torch.optim``'s closure style, ``opt.step(closure)`` for each
+    batch of ``torch.split``: the reference; each keyword set otherwise is a mutant
+    (gradients kept from the last batch, the mask not passed, the last loss
+    reported)."""
+    import torch.nn.functional as F
+
+    def closure(xb, mb, yb):
+        if fresh:
+            model.zero_grad(set_to_none=True)
+        logits = model(xb, mb) if masked else model(xb)
+        batch_loss = F.cross_entropy(logits, yb)
+        batch_loss.backward()
+        return batch_loss
+
+    batches = zip(*(t.split(batch_size) for t in (X, M, y)), strict=True)
+    losses = [opt.step(functools.partial(closure, *b)).item() for b in batches]
+    return losses[-1] if report == "last" else sum(losses) / len(losses)
+
+
 def _epoch_ref():
-    def train_epoch(model, X, M, y, opt, batch_size=32):
-        import torch.nn.functional as F
-
-        losses = []
-        for i in range(0, len(X), batch_size):
-            loss = F.cross_entropy(
-                model(X[i : i + batch_size], M[i : i + batch_size]),
-                y[i : i + batch_size],
-            )
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-        return sum(losses) / len(losses)
-
-    return train_epoch
+    return _epoch
 
 
 @register("lab08.6", name="train_epoch", exercise="8.6", points=3, reference=_epoch_ref)
@@ -475,33 +489,14 @@ def check_train_epoch(train_epoch: Callable) -> tuple[bool, str]:
 
 @mutant("lab08.6", "no zero_grad: gradients accumulate across batches")
 def _epoch_no_zero_grad(model, X, M, y, opt, batch_size=32):
-    import torch.nn.functional as F
-
-    losses = []
-    for i in range(0, len(X), batch_size):
-        loss = F.cross_entropy(
-            model(X[i : i + batch_size], M[i : i + batch_size]), y[i : i + batch_size]
-        )
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return sum(losses) / len(losses)
+    return _epoch(model, X, M, y, opt, batch_size, fresh=False)
 
 
 @mutant("lab08.6", "mask not passed to the model")
 def _epoch_no_mask(model, X, M, y, opt, batch_size=32):
-    return _epoch_ref()(lambda x, m: model(x), X, M, y, opt, batch_size)
+    return _epoch(model, X, M, y, opt, batch_size, masked=False)
 
 
 @mutant("lab08.6", "returns the last batch's loss instead of the mean")
 def _epoch_last_loss(model, X, M, y, opt, batch_size=32):
-    import torch.nn.functional as F
-
-    for i in range(0, len(X), batch_size):
-        loss = F.cross_entropy(
-            model(X[i : i + batch_size], M[i : i + batch_size]), y[i : i + batch_size]
-        )
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return loss.item()
+    return _epoch(model, X, M, y, opt, batch_size, report="last")
