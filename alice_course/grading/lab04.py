@@ -66,25 +66,44 @@ def _ref_loss_and_accuracy(params, X, y):
     return float(loss(params, X, y)), acc
 
 
-def _ref_train(X, y, lr, steps, bias=True, seed=0):
+def _ref_train(X, y, lr, steps, bias=True, seed=0, *, frozen: tuple[str, ...] = ()):
+    """Gradient descent from the library's init_params; ``frozen`` names parameters
+    that are never updated (a mistake the mutants make)."""
     params = _ref_init(X.shape[1], int(np.max(y)) + 1, seed)
     if not bias:
         del params["b"]
     losses = [_ref_loss_and_accuracy(params, X, y)[0]]
     for _ in range(steps):
         g = _ref_gradients(params, X, y)
-        params = {k: params[k] - lr * g[k] for k in params}
+        params = {k: v if k in frozen else v - lr * g[k] for k, v in params.items()}
         losses.append(_ref_loss_and_accuracy(params, X, y)[0])
     return params, losses
 
 
-def _ref_compare(X_train, y_train, X_test, y_test):
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.tree import DecisionTreeClassifier
+def _classifiers(neighbours: int = 5) -> dict:
+    """The two scikit-learn models of exercise 4.6, unfitted, by their key."""
+    from sklearn import neighbors, tree
 
-    tree = DecisionTreeClassifier(random_state=0).fit(X_train, y_train)
-    knn = KNeighborsClassifier(n_neighbors=5).fit(X_train, y_train)
-    return {"tree": tree.score(X_test, y_test), "knn": knn.score(X_test, y_test)}
+    return {
+        "tree": tree.DecisionTreeClassifier(random_state=0),
+        "knn": neighbors.KNeighborsClassifier(n_neighbors=neighbours),
+    }
+
+
+def _accuracies(
+    X_fit, y_fit, X_score, y_score, *, neighbours: int = 5, unit: float = 1.0
+) -> dict:
+    """Each model of :func:`_classifiers`, fitted on ``(X_fit, y_fit)``: the share
+    of its predictions on ``X_score`` equal to ``y_score`` (times ``unit``)."""
+    return {
+        key: unit * float(np.mean(model.fit(X_fit, y_fit).predict(X_score) == y_score))
+        for key, model in _classifiers(neighbours).items()
+    }
+
+
+def _ref_compare(X_train, y_train, X_test, y_test):
+    """Test accuracies of models fitted on the training split."""
+    return _accuracies(X_train, y_train, X_test, y_test)
 
 
 def _lazy(fn: Callable, *args, **kwargs) -> Callable[[], Any]:
@@ -424,15 +443,7 @@ def _train_ascent(X, y, lr, steps, bias=True, seed=0):
 
 @mutant("lab04.5", "never updates the bias")
 def _train_frozen_b(X, y, lr, steps, bias=True, seed=0):
-    params = _ref_init(X.shape[1], int(np.max(y)) + 1, seed)
-    if not bias:
-        del params["b"]
-    losses = [_ref_loss_and_accuracy(params, X, y)[0]]
-    for _ in range(steps):
-        g = _ref_gradients(params, X, y)
-        params = {k: params[k] - (lr * g[k] if k == "W" else 0.0) for k in params}
-        losses.append(_ref_loss_and_accuracy(params, X, y)[0])
-    return params, losses
+    return _ref_train(X, y, lr, steps, bias=bias, seed=seed, frozen=("b",))
 
 
 @mutant("lab04.5", "ignores lr (step 1)")
@@ -498,27 +509,19 @@ def check_compare(compare: Callable) -> tuple[bool, str]:
 
 @mutant("lab04.6", "scores on the training split")
 def _compare_train(X_train, y_train, X_test, y_test):
-    return _ref_compare(X_train, y_train, X_train, y_train)
+    return _accuracies(X_train, y_train, X_train, y_train)
 
 
 @mutant("lab04.6", "fits on the test split")
 def _compare_swapped(X_train, y_train, X_test, y_test):
-    return _ref_compare(X_test, y_test, X_train, y_train)
+    return _accuracies(X_test, y_test, X_train, y_train)
 
 
 @mutant("lab04.6", "accuracies in percent")
 def _compare_percent(X_train, y_train, X_test, y_test):
-    return {
-        k: 100 * v for k, v in _ref_compare(X_train, y_train, X_test, y_test).items()
-    }
+    return _accuracies(X_train, y_train, X_test, y_test, unit=100.0)
 
 
 @mutant("lab04.6", "1-NN instead of 5-NN")
 def _compare_1nn(X_train, y_train, X_test, y_test):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    out = _ref_compare(X_train, y_train, X_test, y_test)
-    out["knn"] = (
-        KNeighborsClassifier(n_neighbors=1).fit(X_train, y_train).score(X_test, y_test)
-    )
-    return out
+    return _accuracies(X_train, y_train, X_test, y_test, neighbours=1)

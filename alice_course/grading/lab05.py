@@ -155,11 +155,9 @@ def _forward_relu_out(params, X):
 
 @mutant("lab05.1", "bias forgotten")
 def _forward_no_bias(params, X):
-    h = X
-    for k, p in enumerate(params):
-        h = h @ p["W"]
-        h = np.maximum(h, 0) if k < len(params) - 1 else h
-    return h
+    from alice_lab.layers import mlp_forward
+
+    return mlp_forward([{**p, "b": 0 * p["b"]} for p in params], X, phi="relu")
 
 
 @mutant("lab05.1", "sigmoid instead of ReLU")
@@ -182,24 +180,45 @@ def _forward_softmax(params, X):
 # =====================================================================================
 
 
+def _sgd_epoch(
+    params,
+    X,
+    y,
+    lr,
+    batch_size,
+    seed,
+    *,
+    shuffle: bool = True,
+    sign: float = 1.0,
+    drop_last: bool = False,
+):
+    """One epoch of :func:`alice_lab.optim.sgd` on
+    :func:`alice_lab.layers.mlp_value_and_grad`; the knobs turn it into common
+    mistakes: no shuffling, ``sign=-1`` (gradient ascent), dropping the last, smaller
+    mini-batch."""
+    from alice_lab.layers import mlp_value_and_grad
+    from alice_lab.optim import sgd, tree_map
+
+    def value_and_grad(p, Xb, yb):
+        value, grads = mlp_value_and_grad(p, Xb, yb)
+        return value, tree_map(lambda g: sign * g, grads)
+
+    res = sgd(
+        value_and_grad,
+        params,
+        X,
+        y,
+        lr=lr,
+        batch_size=batch_size,
+        epochs=1,
+        seed=seed if shuffle else None,
+        drop_last=drop_last,
+    )
+    return res.params, list(res.losses)
+
+
 def _epoch_reference():
-    def sgd_epoch(params, X, y, lr, batch_size, seed):
-        from alice_lab.layers import mlp_value_and_grad
-        from alice_lab.optim import sgd
-
-        res = sgd(
-            mlp_value_and_grad,
-            params,
-            X,
-            y,
-            lr=lr,
-            batch_size=batch_size,
-            epochs=1,
-            seed=seed,
-        )
-        return res.params, list(res.losses)
-
-    return sgd_epoch
+    return _sgd_epoch
 
 
 @register(
@@ -250,65 +269,30 @@ def check_epoch(sgd_epoch: Callable) -> tuple[bool, str]:
 
 @mutant("lab05.2", "no shuffling (batches in the original order)")
 def _epoch_no_shuffle(params, X, y, lr, batch_size, seed):
-    return _epoch_reference()(params, X, y, lr, batch_size, None)
+    return _sgd_epoch(params, X, y, lr, batch_size, seed, shuffle=False)
 
 
 @mutant("lab05.2", "gradient ascent")
 def _epoch_ascent(params, X, y, lr, batch_size, seed):
-    from alice_lab.data import batches
-    from alice_lab.layers import mlp_value_and_grad
-
-    losses = []
-    for Xb, yb in batches(X, y, batch_size, seed=seed):
-        v, g = mlp_value_and_grad(params, Xb, yb)
-        params = [
-            {k: q[k] + lr * gq[k] for k in q} for q, gq in zip(params, g, strict=True)
-        ]
-        losses.append(float(v))
-    return params, losses
+    return _sgd_epoch(params, X, y, lr, batch_size, seed, sign=-1.0)
 
 
 @mutant("lab05.2", "drops the last, smaller mini-batch")
 def _epoch_drop_last(params, X, y, lr, batch_size, seed):
-    from alice_lab.layers import mlp_value_and_grad
-    from alice_lab.optim import sgd
-
-    res = sgd(
-        mlp_value_and_grad,
-        params,
-        X,
-        y,
-        lr=lr,
-        batch_size=batch_size,
-        epochs=1,
-        seed=seed,
-        drop_last=True,
-    )
-    return res.params, list(res.losses)
+    return _sgd_epoch(params, X, y, lr, batch_size, seed, drop_last=True)
 
 
 @mutant("lab05.2", "one full-batch step instead of an epoch of mini-batches")
 def _epoch_full_batch(params, X, y, lr, batch_size, seed):
-    from alice_lab.layers import mlp_value_and_grad
-
-    v, g = mlp_value_and_grad(params, X, y)
-    return [
-        {k: q[k] - lr * gq[k] for k in q} for q, gq in zip(params, g, strict=True)
-    ], [v]
+    return _sgd_epoch(params, X, y, lr, len(X), seed, shuffle=False)
 
 
 @mutant("lab05.2", "updates the caller's arrays in place")
 def _epoch_in_place(params, X, y, lr, batch_size, seed):
-    from alice_lab.data import batches
-    from alice_lab.layers import mlp_value_and_grad
-
-    losses = []
-    for Xb, yb in batches(X, y, batch_size, seed=seed):
-        v, g = mlp_value_and_grad(params, Xb, yb)
-        for q, gq in zip(params, g, strict=True):
-            for k in q:
-                q[k] -= lr * gq[k]
-        losses.append(float(v))
+    new, losses = _sgd_epoch(params, X, y, lr, batch_size, seed)
+    for old, q in zip(params, new, strict=True):
+        for k in old:
+            old[k][...] = q[k]
     return params, losses
 
 
@@ -317,17 +301,46 @@ def _epoch_in_place(params, X, y, lr, batch_size, seed):
 # =====================================================================================
 
 
-def _torch_step_reference():
-    def torch_train_step(model, optimizer, xb, yb):
-        import torch.nn.functional as F
+def _torch_step(
+    model,
+    optimizer,
+    xb,
+    yb,
+    *,
+    fresh: bool = True,
+    step_first: bool = False,
+    reduction: str = "mean",
+    softmax_first: bool = False,
+):
+    """One step of the training loop: the gradients of alice_lab's mean cross-entropy,
+    taken with ``torch.autograd.grad``, are put in every parameter's ``.grad`` and
+    the optimizer steps. The knobs turn it into common mistakes: ``fresh=False`` adds
+    them to the gradients already there (``zero_grad`` forgotten), ``step_first``
+    steps before the gradients exist, ``reduction="sum"`` sums the loss,
+    ``softmax_first`` applies a softmax before the cross-entropy."""
+    import torch
 
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(xb), yb)
-        loss.backward()
+    from alice_lab.losses import cross_entropy
+
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    if fresh:
+        for p in params:
+            p.grad = None
+    if step_first:
         optimizer.step()
-        return loss.item()
+    logits = model(xb)
+    if softmax_first:
+        logits = torch.softmax(logits, dim=-1)
+    value = cross_entropy(logits, yb, reduction=reduction)
+    for p, g in zip(params, torch.autograd.grad(value, params), strict=True):
+        p.grad = g if p.grad is None else p.grad + g
+    if not step_first:
+        optimizer.step()
+    return value.item() / (len(yb) if reduction == "sum" else 1)
 
-    return torch_train_step
+
+def _torch_step_reference():
+    return _torch_step
 
 
 def _torch_run(step_fn: Callable, seed: int, n_steps: int, lr: float, momentum: float):
@@ -391,45 +404,22 @@ def check_torch_step(torch_train_step: Callable) -> tuple[bool, str]:
 
 @mutant("lab05.3", "zero_grad forgotten (gradients accumulate)")
 def _torch_no_zero_grad(model, optimizer, xb, yb):
-    import torch.nn.functional as F
-
-    loss = F.cross_entropy(model(xb), yb)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
+    return _torch_step(model, optimizer, xb, yb, fresh=False)
 
 
 @mutant("lab05.3", "optimizer.step() before backward()")
 def _torch_step_first(model, optimizer, xb, yb):
-    import torch.nn.functional as F
-
-    optimizer.zero_grad()
-    loss = F.cross_entropy(model(xb), yb)
-    optimizer.step()
-    loss.backward()
-    return loss.item()
+    return _torch_step(model, optimizer, xb, yb, step_first=True)
 
 
 @mutant("lab05.3", "summed instead of averaged loss")
 def _torch_sum(model, optimizer, xb, yb):
-    import torch.nn.functional as F
-
-    optimizer.zero_grad()
-    loss = F.cross_entropy(model(xb), yb, reduction="sum")
-    loss.backward()
-    optimizer.step()
-    return loss.item() / len(yb)
+    return _torch_step(model, optimizer, xb, yb, reduction="sum")
 
 
 @mutant("lab05.3", "softmax before cross_entropy (applied twice)")
 def _torch_double_softmax(model, optimizer, xb, yb):
-    import torch.nn.functional as F
-
-    optimizer.zero_grad()
-    loss = F.cross_entropy(F.softmax(model(xb), dim=-1), yb)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
+    return _torch_step(model, optimizer, xb, yb, softmax_first=True)
 
 
 # =====================================================================================
@@ -437,23 +427,22 @@ def _torch_double_softmax(model, optimizer, xb, yb):
 # =====================================================================================
 
 
+def _jax_step(params, xb, yb, lr, *, sign: float = 1.0):
+    """One SGD step: ``jax.grad`` of alice_lab's cross-entropy of alice_lab's MLP
+    forward pass, then alice_lab's ``sgd_step`` on the pytree (``sign=-1``: a step up
+    the gradient, a mistake)."""
+    import jax
+
+    from alice_lab.layers import mlp_forward
+    from alice_lab.losses import cross_entropy
+    from alice_lab.optim import sgd_step
+
+    grads = jax.grad(lambda p: sign * cross_entropy(mlp_forward(p, xb), yb))(params)
+    return sgd_step(params, grads, lr=lr)
+
+
 def _jax_step_reference():
-    def jax_sgd_step(params, xb, yb, lr):
-        import jax
-        import jax.numpy as jnp
-
-        def loss(p):
-            h = xb
-            for k, layer in enumerate(p):
-                h = h @ layer["W"] + layer["b"]
-                if k < len(p) - 1:
-                    h = jax.nn.relu(h)
-            return -jnp.mean(jax.nn.log_softmax(h)[jnp.arange(yb.shape[0]), yb])
-
-        grads = jax.grad(loss)(params)
-        return jax.tree_util.tree_map(lambda q, g: q - lr * g, params, grads)
-
-    return jax_sgd_step
+    return _jax_step
 
 
 def _jax_run(step_fn: Callable, seed: int, n_steps: int, lr: float):
@@ -526,25 +515,24 @@ def check_jax_step(jax_sgd_step: Callable) -> tuple[bool, str]:
 def _jax_returns_grads(params, xb, yb, lr):
     import jax
 
-    ref = _jax_step_reference()
-    new = ref(params, xb, yb, lr)
+    new = _jax_step(params, xb, yb, lr)
     return jax.tree_util.tree_map(lambda a, b: (a - b) / lr, params, new)
 
 
 @mutant("lab05.4", "adds the gradient (ascent)")
 def _jax_ascent(params, xb, yb, lr):
-    return _jax_step_reference()(params, xb, yb, -lr)
+    return _jax_step(params, xb, yb, lr, sign=-1.0)
 
 
 @mutant("lab05.4", "updates the weights but not the biases")
 def _jax_no_bias(params, xb, yb, lr):
-    new = _jax_step_reference()(params, xb, yb, lr)
+    new = _jax_step(params, xb, yb, lr)
     return [{"W": n["W"], "b": p["b"]} for n, p in zip(new, params, strict=True)]
 
 
 @mutant("lab05.4", "summed loss over the mini-batch (step r times too large)")
 def _jax_sum(params, xb, yb, lr):
-    return _jax_step_reference()(params, xb, yb, lr * yb.shape[0])
+    return _jax_step(params, xb, yb, lr * yb.shape[0])
 
 
 # =====================================================================================
@@ -556,22 +544,53 @@ DDP_STEPS = 3
 DDP_LR = 0.5
 
 
+def _ddp_step(
+    model,
+    xb,
+    yb,
+    lr,
+    world_size,
+    all_reduce,
+    *,
+    share: str | None = "grads",
+    mean: bool = True,
+    fresh: bool = True,
+):
+    """A data-parallel SGD step: the gradients of alice_lab's cross-entropy on this
+    rank's shard (``torch.autograd.grad``), summed over the ranks by ``all_reduce`` (one
+    call per parameter tensor, in order), divided by ``world_size`` and applied in
+    place. The knobs turn it into common mistakes: ``share="loss"`` all-reduces the
+    loss instead, ``share=None`` nothing; ``mean=False`` keeps the sum;
+    ``fresh=False`` adds to the gradients of the earlier steps (``zero_grad``
+    forgotten)."""
+    import torch
+
+    from alice_lab.losses import cross_entropy
+
+    params = list(model.parameters())
+    value = cross_entropy(model(xb), yb)
+    grads = list(torch.autograd.grad(value, params))
+    if not fresh:
+        for p, g in zip(params, grads, strict=True):
+            p.grad = g if p.grad is None else p.grad + g
+        grads = [p.grad.clone() for p in params]
+    value = value.detach()
+    if share == "grads":
+        for g in grads:
+            all_reduce(g)  # the sum over the ranks, in place
+    elif share == "loss":
+        value = value.clone()
+        all_reduce(value)
+        value = value / world_size
+    shrink = world_size if share == "grads" and mean else 1
+    with torch.no_grad():
+        for p, g in zip(params, grads, strict=True):
+            p.sub_(g, alpha=lr / shrink)
+    return value.item()
+
+
 def _ddp_reference():
-    def ddp_train_step(model, xb, yb, lr, world_size, all_reduce):
-        import torch
-        import torch.nn.functional as F
-
-        model.zero_grad()
-        loss = F.cross_entropy(model(xb), yb)
-        loss.backward()
-        with torch.no_grad():
-            for p in model.parameters():
-                all_reduce(p.grad)  # the sum over the ranks, in place
-                p.grad /= world_size
-                p -= lr * p.grad
-        return loss.item()
-
-    return ddp_train_step
+    return _ddp_step
 
 
 def ddp_shards(seed: int = 8, batch: int = 16):
@@ -590,21 +609,27 @@ def ddp_shards(seed: int = 8, batch: int = 16):
 
 
 def single_process_reference(params: list, shards: list, lr: float) -> list:
-    """SGD on the concatenation of every rank's mini-batch, one step per round."""
+    """SGD on the concatenation of every rank's mini-batch, one step per round: the
+    loss as a function of the parameters (``torch.func.functional_call``), its
+    gradient by ``torch.func.grad``."""
     import torch
     import torch.nn.functional as F
+    from torch.func import functional_call, grad
 
     from alice_lab.layers import from_torch, to_torch
 
     model = to_torch(params)
-    for t in range(len(shards[0])):
+    theta = {name: t.detach() for name, t in model.named_parameters()}
+
+    def joined_loss(theta, t):
         xb = torch.tensor(np.concatenate([s[t][0] for s in shards]))
         yb = torch.tensor(np.concatenate([s[t][1] for s in shards]))
-        model.zero_grad()
-        F.cross_entropy(model(xb), yb).backward()
-        with torch.no_grad():
-            for p in model.parameters():
-                p -= lr * p.grad
+        return F.cross_entropy(functional_call(model, theta, (xb,)), yb)
+
+    for t in range(len(shards[0])):
+        g = grad(joined_loss)(theta, t)
+        theta = {name: theta[name] - lr * g[name] for name in theta}
+    model.load_state_dict(theta)
     return from_torch(model)
 
 
@@ -789,49 +814,19 @@ def check_ddp(ddp_train_step: Callable) -> tuple[bool, str]:
 
 @mutant("lab05.5", "no all_reduce: each rank follows its own gradient")
 def _ddp_local(model, xb, yb, lr, world_size, all_reduce):
-    import torch
-    import torch.nn.functional as F
-
-    model.zero_grad()
-    loss = F.cross_entropy(model(xb), yb)
-    loss.backward()
-    with torch.no_grad():
-        for p in model.parameters():
-            p -= lr * p.grad
-    return loss.item()
+    return _ddp_step(model, xb, yb, lr, world_size, all_reduce, share=None)
 
 
 @mutant("lab05.5", "sums the gradients without dividing by world_size")
 def _ddp_sum(model, xb, yb, lr, world_size, all_reduce):
-    return _ddp_reference()(model, xb, yb, lr, 1, all_reduce)
+    return _ddp_step(model, xb, yb, lr, world_size, all_reduce, mean=False)
 
 
 @mutant("lab05.5", "zero_grad forgotten (gradients accumulate over steps)")
 def _ddp_no_zero(model, xb, yb, lr, world_size, all_reduce):
-    import torch
-    import torch.nn.functional as F
-
-    loss = F.cross_entropy(model(xb), yb)
-    loss.backward()
-    with torch.no_grad():
-        for p in model.parameters():
-            g = p.grad.clone()
-            all_reduce(g)
-            p -= lr * g / world_size
-    return loss.item()
+    return _ddp_step(model, xb, yb, lr, world_size, all_reduce, fresh=False)
 
 
 @mutant("lab05.5", "averages the losses, not the gradients")
 def _ddp_loss_only(model, xb, yb, lr, world_size, all_reduce):
-    import torch
-    import torch.nn.functional as F
-
-    model.zero_grad()
-    loss = F.cross_entropy(model(xb), yb)
-    loss.backward()
-    shared = loss.detach().clone()
-    all_reduce(shared)
-    with torch.no_grad():
-        for p in model.parameters():
-            p -= lr * p.grad
-    return shared.item() / world_size
+    return _ddp_step(model, xb, yb, lr, world_size, all_reduce, share="loss")
