@@ -245,9 +245,8 @@ def _multiview_model(e: int = 16, seed: int = 0):
             self.head = nn.Linear(e, 10)
 
         def embed(self, x):  # x (b, v, h, w, c) -> H (b, v, e)
-            b, v, h, w, c = x.shape
-            z = self.backbone(x.reshape(b * v, h, w, c).permute(0, 3, 1, 2))
-            return z.reshape(b, v, -1)
+            views = x.flatten(0, 1).movedim(-1, 1)  # (b * v, c, h, w)
+            return self.backbone(views).unflatten(0, x.shape[:2])
 
         def forward(self, x):
             return self.head(self.block(self.embed(x)).mean(1))
