@@ -2,10 +2,12 @@
 
 For every ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` block of ``labs/lab*.py``,
 the block's significant lines (comments and blanks dropped, whitespace collapsed,
-``return``/``raise`` lines and lines under 14 characters ignored) are looked up in each
-module of ``alice_course``; a block counts as copied when at least half of its
-significant lines occur in one module. A check that judges against a copy of the
-solution ships the answer to every student who installs the package.
+``raise`` lines and lines under 14 characters, not counting ``return``, ignored) are
+looked up in each module of ``alice_course``; a block counts as copied when at least
+half of its significant lines, and at least two of them (the one line of a one-line
+block), occur in one module. A single common line such as
+``rng = np.random.default_rng(seed)`` is not a copy. A check that judges against a copy
+of the solution ships the answer to every student who installs the package.
 
     python tools/solution_copies.py          # one line per block, COPY marks copies
     python tools/solution_copies.py --copies # only the copies; exit 1 if any
@@ -33,7 +35,8 @@ class Block:
 
     @property
     def copied(self) -> bool:
-        return bool(self.significant) and self.share >= SHARE
+        found = round(self.share * len(self.significant))
+        return found >= min(2, len(self.significant)) > 0 and self.share >= SHARE
 
 
 def _normal(line: str) -> str:
@@ -43,7 +46,9 @@ def _normal(line: str) -> str:
 def _significant(lines: list[str]) -> list[str]:
     out = [_normal(x) for x in lines]
     return [
-        x for x in out if len(x) >= MIN_CHARS and not x.startswith(("return", "raise"))
+        x
+        for x in out
+        if len(x.removeprefix("return ")) >= MIN_CHARS and not x.startswith("raise")
     ]
 
 
@@ -56,14 +61,16 @@ def solution_blocks(root: Path = ROOT) -> list[Block]:
             if "### BEGIN SOLUTION" in line:
                 start = k
             elif "### END SOLUTION" in line and start is not None:
-                blocks.append(Block(lab.name, start + 1, _significant(text[start + 1 : k])))
+                blocks.append(
+                    Block(lab.name, start + 1, _significant(text[start + 1 : k]))
+                )
                 start = None
     return blocks
 
 
 def find_copies(root: Path = ROOT) -> list[Block]:
-    """Every solution block, with the module of ``alice_course`` holding the largest
-    share of its significant lines."""
+    """Every solution block of ``root/labs``, with the module of
+    ``root/alice_course`` holding the largest share of its significant lines."""
     modules = {
         p.relative_to(root).as_posix(): {
             _normal(x) for x in p.read_text(encoding="utf-8").splitlines()
@@ -74,7 +81,9 @@ def find_copies(root: Path = ROOT) -> list[Block]:
     for block in blocks:
         for name, lines in modules.items():
             if block.significant:
-                share = sum(x in lines for x in block.significant) / len(block.significant)
+                share = sum(x in lines for x in block.significant) / len(
+                    block.significant
+                )
                 if share > block.share:
                     block.share, block.module = share, name
     return blocks
@@ -85,8 +94,10 @@ def main(argv: list[str]) -> int:
     copies = [b for b in blocks if b.copied]
     for b in copies if "--copies" in argv else blocks:
         mark = "COPY" if b.copied else "    "
-        print(f"{mark} {b.lab}:{b.line} {len(b.significant)} lines, "
-              f"{b.share:.0%} in {b.module or '-'}")
+        print(
+            f"{mark} {b.lab}:{b.line} {len(b.significant)} lines, "
+            f"{b.share:.0%} in {b.module or '-'}"
+        )
     print(f"{len(copies)} of {len(blocks)} solution blocks copied into alice_course")
     return 1 if copies and "--copies" in argv else 0
 
