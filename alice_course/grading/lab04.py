@@ -17,6 +17,24 @@ import numpy as np
 
 from alice_course.grading import _chain, _compare, mutant, register
 
+# under private names (the checks' parameters are called init_params, predict, ...),
+# at module level, where the grader's delegation watch finds what a reference names
+from alice_lab.linear import (
+    gradients as _lib_gradients,
+)
+from alice_lab.linear import (
+    init_params as _lib_init_params,
+)
+from alice_lab.linear import (
+    loss as _lib_loss,
+)
+from alice_lab.linear import (
+    predict as _lib_predict,
+)
+from alice_lab.linear import (
+    predict_proba as _lib_predict_proba,
+)
+
 KEYS = ("W", "b")
 MODELS = ("tree", "knn")
 
@@ -42,28 +60,20 @@ def _copy(params: dict) -> dict:
 
 
 def _ref_init(c, m, seed):
-    from alice_lab.linear import init_params
-
-    return init_params(c, m, seed=seed)
+    return _lib_init_params(c, m, seed=seed)
 
 
 def _ref_predict(params, X):
-    from alice_lab.linear import predict_proba
-
-    return predict_proba(params, X)
+    return _lib_predict_proba(params, X)
 
 
 def _ref_gradients(params, X, y):
-    from alice_lab.linear import gradients
-
-    return gradients(params, X, y)
+    return _lib_gradients(params, X, y)
 
 
 def _ref_loss_and_accuracy(params, X, y):
-    from alice_lab.linear import loss, predict
-
-    acc = float(np.mean(np.argmax(predict(params, X), axis=1) == y))
-    return float(loss(params, X, y)), acc
+    acc = float(np.mean(np.argmax(_lib_predict(params, X), axis=1) == y))
+    return float(_lib_loss(params, X, y)), acc
 
 
 def _ref_train(X, y, lr, steps, bias=True, seed=0, *, frozen: tuple[str, ...] = ()):
