@@ -34,6 +34,7 @@ __all__ = [
     "as_float_array",
     "available_backends",
     "check_int",
+    "check_labels",
     "check_positive",
     "device",
     "device_of",
@@ -208,6 +209,29 @@ def check_positive(value: Any, name: str) -> float:
     if not math.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return v
+
+
+def check_labels(labels: Any, m: int, name: str = "labels", *, hint: str = "") -> None:
+    """Check that ``labels`` holds integer class labels in ``0..m-1`` (any backend;
+    the shape is the caller's to check). ``hint`` is added to the dtype error.
+
+    >>> check_labels(np.array([0, 2]), 3)
+    >>> check_labels(np.array([0, 3]), 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: labels must lie in 0..2; got values from 0 to 3
+    """
+    xp = array_namespace(labels)
+    if not xp.isdtype(labels.dtype, "integral"):
+        extra = f" ({hint})" if hint else ""
+        raise ValueError(
+            f"{name} must hold integer class labels; got dtype {labels.dtype}{extra}"
+        )
+    if math.prod(labels.shape) and (
+        bool(xp.any(labels < 0)) or bool(xp.any(labels >= m))
+    ):
+        lo, hi = int(xp.min(labels)), int(xp.max(labels))
+        raise ValueError(f"{name} must lie in 0..{m - 1}; got values from {lo} to {hi}")
 
 
 def available_backends() -> list[str]:

@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
+from alice_lab.backend import (
+    array_namespace,
+    check_int,
+    check_labels,
+    device_of,
+    to_numpy,
+)
 from alice_lab.functional import log_softmax
 
 __all__ = [
@@ -75,13 +81,7 @@ def _check_labels(labels: Any, n: int, m: int, xp: Any) -> None:
         raise ValueError(
             f"labels must have shape (n,) = ({n},); got {tuple(labels.shape)}"
         )
-    if not xp.isdtype(labels.dtype, "integral"):
-        raise ValueError(f"labels must be integer class indices; got {labels.dtype}")
-    if bool(xp.any(labels < 0)) or bool(xp.any(labels >= m)):
-        raise ValueError(
-            f"labels must lie in 0..{m - 1}; got values from {int(xp.min(labels))} to "
-            f"{int(xp.max(labels))}"
-        )
+    check_labels(labels, m)
 
 
 def _true_class_prob(probs: Any, labels: Any, xp: Any) -> Any:

@@ -34,7 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, as_float_array, check_int, device_of
+from alice_lab.backend import (
+    array_namespace,
+    as_float_array,
+    check_int,
+    check_labels,
+    device_of,
+)
 
 __all__ = ["log_softmax", "logit", "logsumexp", "one_hot", "sigmoid", "softmax"]
 
@@ -267,13 +273,7 @@ def one_hot(y: Any, m: int, *, dtype: Any = None) -> Any:
     m = check_int(m, "m")
     if y.ndim != 1:
         raise ValueError(f"y must have shape (n,); got {tuple(y.shape)}")
-    if not xp.isdtype(y.dtype, "integral"):
-        raise ValueError(f"y must hold integer class labels; got dtype {y.dtype}")
-    if y.shape[0] and (bool(xp.any(y < 0)) or bool(xp.any(y >= m))):
-        raise ValueError(
-            f"labels must lie in 0..{m - 1}; got values from {int(xp.min(y))} "
-            f"to {int(xp.max(y))}"
-        )
+    check_labels(y, m)
     classes = xp.arange(m, device=device_of(y))
     mask = y[:, None] == classes[None, :]  # (n, 1) == (1, m) -> (n, m)
     if dtype is None:

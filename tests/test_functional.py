@@ -284,7 +284,7 @@ def test_cross_entropy_parity(backend, rng):
     [
         (np.zeros((3, 4)), np.array([0, 1, 4]), r"labels must lie in 0..3.*0 to 4"),
         (np.zeros((3, 4)), np.array([0, -1, 2]), r"labels must lie in 0..3"),
-        (np.zeros((3, 4)), np.array([0.0, 1.0, 2.0]), "integer class indices"),
+        (np.zeros((3, 4)), np.array([0.0, 1.0, 2.0]), "integer class labels"),
         (np.zeros((3, 4)), np.array([0, 1]), r"labels must have shape \(n,\) = \(3,\)"),
         (np.zeros((3, 4)), np.zeros((3, 4), dtype=int), r"labels must have shape"),
         (np.zeros(4), np.array([0]), r"logits must have shape \(n, c\); got \(4,\)"),

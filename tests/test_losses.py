@@ -311,7 +311,7 @@ def test_gradients_through_the_losses_are_the_closed_forms(rng):
         ),
         (
             lambda: L.cross_entropy_probs(np.array([[0.5, 0.5]]), np.array([0.0])),
-            "integer class indices",
+            "integer class labels",
         ),
         (
             lambda: L.cross_entropy_probs(np.full((2, 2), 0.5), np.array([0])),

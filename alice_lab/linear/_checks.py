@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from alice_lab.backend import array_namespace
+from alice_lab.backend import array_namespace, check_labels
 
 
 def _check_X(X: Any, xp: Any, name: str = "X") -> tuple[int, int]:
@@ -51,13 +51,7 @@ def _check_bias(b: Any, shape: tuple, what: str) -> None:
 
 
 def _labels(y: Any, m: int, xp: Any) -> None:
-    if not xp.isdtype(y.dtype, "integral"):
-        raise ValueError(f"y must hold integer class labels; got dtype {y.dtype}")
-    if bool(xp.any(y < 0)) or bool(xp.any(y >= m)):
-        raise ValueError(
-            f"labels must lie in 0..{m - 1}; got values from {int(xp.min(y))} to "
-            f"{int(xp.max(y))}"
-        )
+    check_labels(y, m)
 
 
 def _binary_targets(y: Any, like: Any, xp: Any) -> Any:

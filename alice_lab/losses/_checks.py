@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from alice_lab.backend import device_of
+from alice_lab.backend import check_labels, device_of
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -81,11 +81,7 @@ def _label_mask(labels: Any, n: int, m: int, xp: Any, like: Any) -> Any:
             f"labels must have shape (n,) = ({n},) or (n, m) = ({n}, {m}); got "
             f"{tuple(labels.shape)}"
         )
-    if not xp.isdtype(labels.dtype, "integral"):
-        raise ValueError(f"labels must be integer class indices; got {labels.dtype}")
-    if bool(xp.any(labels < 0)) or bool(xp.any(labels >= m)):
-        lo, hi = int(xp.min(labels)), int(xp.max(labels))
-        raise ValueError(f"labels must lie in 0..{m - 1}; got values from {lo} to {hi}")
+    check_labels(labels, m)
     classes = xp.arange(m, device=device_of(like))
     return xp.astype(labels[:, None] == classes[None, :], like.dtype)
 

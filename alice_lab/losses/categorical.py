@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab.backend import array_namespace, device_of, is_torch_array
+from alice_lab.backend import array_namespace, check_labels, device_of, is_torch_array
 from alice_lab.functional import log_softmax
 from alice_lab.losses._checks import (
     _check_probs,
@@ -88,14 +88,7 @@ def cross_entropy(logits: Any, labels: Any, *, reduction: str = "mean") -> Any:
             f"cross_entropy needs at least one example and one class; "
             f"got logits of shape {tuple(logits.shape)}"
         )
-    if not xp.isdtype(labels.dtype, "integral"):
-        raise ValueError(
-            f"labels must be integer class indices; got dtype {labels.dtype} "
-            "(one-hot or probability targets are not accepted here)"
-        )
-    if bool(xp.any(labels < 0)) or bool(xp.any(labels >= c)):
-        lo, hi = int(xp.min(labels)), int(xp.max(labels))
-        raise ValueError(f"labels must lie in 0..{c - 1}; got values from {lo} to {hi}")
+    check_labels(labels, c, hint="one-hot or probability targets are not accepted here")
     if is_torch_array(logits) and logits.is_floating_point():
         nll = _cross_entropy_torch(logits, labels)
     else:

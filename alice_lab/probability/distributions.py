@@ -21,6 +21,7 @@ from alice_lab.backend import (
     array_namespace,
     as_float_array,
     check_int,
+    check_labels,
     device_of,
     to_numpy,
 )
@@ -183,8 +184,7 @@ def categorical_nll(y: Any, probs: Any) -> Any:
             raise ValueError("one-hot y must hold exactly one 1 per row")
         picked = y == 1
     elif y.ndim == 1 and y.shape[0] == n and xp.isdtype(y.dtype, "integral"):
-        if bool(xp.any((y < 0) | (y >= k))):
-            raise ValueError(f"labels must lie in 0..{k - 1}")
+        check_labels(y, k)
         picked = y[:, None] == xp.arange(k, device=device_of(probs))[None, :]
     else:
         raise ValueError(
