@@ -176,3 +176,13 @@ def pad_spatial(X: Any, pads: tuple[tuple[int, int], ...], value: float = 0.0) -
 
 def prod(values) -> int:
     return math.prod(values)
+
+
+def output_positions(spec) -> tuple[slice, ...]:
+    """The slices that keep, along each spatial axis, the positions a stride-1 result
+    shares with the strided one: every ``stride``-th of the first ``out`` (what a
+    strided convolution computed at stride 1, then subsampled, keeps)."""
+    return tuple(
+        slice(0, st * (n - 1) + 1, st)
+        for st, n in zip(spec.stride, spec.out, strict=True)
+    )

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from alice_lab.backend import array_namespace, device_of
-from alice_lab.conv._args import conv_spec, pad_spatial
+from alice_lab.conv._args import conv_spec, output_positions, pad_spatial
 
 __all__ = ["dilate_kernel", "fft_conv1d", "fft_conv2d", "fft_convnd"]
 
@@ -69,15 +69,7 @@ def fft_convnd(X, W, b=None, *, d: int, stride=1, padding=0, dilation=1, groups=
     Yf = xp.sum(Xf * Wf, axis=-2)  # (B, *F, g, og)
     Yf = xp.reshape(Yf, (Yf.shape[0], *F, spec.c_out))
     Y = xp.fft.irfftn(Yf, s=N, axes=tuple(range(1, d + 1)))
-    index = (
-        (slice(None),)
-        + tuple(
-            slice(0, st * (n - 1) + 1, st)
-            for st, n in zip(spec.stride, spec.out, strict=True)
-        )
-        + (slice(None),)
-    )
-    H = xp.astype(Y[index], X.dtype)
+    H = xp.astype(Y[(slice(None), *output_positions(spec), slice(None))], X.dtype)
     if b is not None:
         H = H + b
     return H if spec.batched else H[0, ...]

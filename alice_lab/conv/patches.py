@@ -28,7 +28,13 @@ from typing import Any
 import numpy as np
 
 from alice_lab.backend import array_namespace
-from alice_lab.conv._args import conv_spec, pad_spatial, prod, tuple_of
+from alice_lab.conv._args import (
+    conv_spec,
+    output_positions,
+    pad_spatial,
+    prod,
+    tuple_of,
+)
 from alice_lab.conv.shifted import shifted_gemm_applies, shifted_gemm_convnd
 
 __all__ = [
@@ -129,15 +135,8 @@ def _numpy_convnd(X: np.ndarray, W: np.ndarray, spec) -> np.ndarray:
     V = sliding_window_view(
         Xp, spans, axis=tuple(range(1, d + 1))
     )  # (b, *full, c, *spans)
-    index = (
-        (slice(None),)
-        + tuple(
-            slice(0, st * (n - 1) + 1, st)
-            for st, n in zip(spec.stride, spec.out, strict=True)
-        )
-        + (slice(None),)
-        + tuple(slice(None, None, r) for r in spec.dilation)
-    )
+    dilated = tuple(slice(None, None, r) for r in spec.dilation)
+    index = (slice(None), *output_positions(spec), slice(None), *dilated)
     V = V[index]  # (b, *out, c, *ks)
     order = (0, *range(1, d + 1), *range(d + 2, 2 * d + 2), d + 1)
     B = X.shape[0]
