@@ -274,7 +274,9 @@ def test_wire_round_trip_keeps_shape_and_bits():
 
 def test_compare_records_only_inside_record():
     assert grading.compare("y", [1.0], np.array([1.0]), rtol=0, atol=0) == (True, "")
-    assert grading.compare("y", [1.0], lambda: np.array([2.0]), rtol=0, atol=0)[0] is False
+    assert (
+        grading.compare("y", [1.0], lambda: np.array([2.0]), rtol=0, atol=0)[0] is False
+    )
     rec = judge.record("lab02.1", lambda X: np.zeros(len(X)), side="student")
     # the worker never knows the expected values: it records both answers ...
     assert rec.status == "passed" and len(rec.steps) == 2
@@ -292,4 +294,6 @@ def test_a_mismatch_outranks_a_later_error_in_the_worker():
     ref, honest = _lab02_1_steps()
     wrong = [judge.Step(honest[0].name, honest[0].value + 1.0)]
     verdict = judge.judge(judge.Record("lab02.1", "error", "boom", wrong), ref)
-    assert verdict.status == "failed" and "differs from the reference" in verdict.message
+    assert (
+        verdict.status == "failed" and "differs from the reference" in verdict.message
+    )

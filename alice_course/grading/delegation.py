@@ -4,9 +4,9 @@
 ``gradient_descent`` that calls :func:`alice_lab.optim.gradient_descent` would pass
 every comparison. In the grading worker, before any student code runs,
 :func:`watch` looks at each check's reference solution (``check.reference()``): the
-function itself and the ``alice_lab`` functions it names (its globals and closure),
-outside the array helpers of :mod:`alice_lab.backend`, and the same for a reference
-written in the lab's check module. Each of those is replaced,
+function itself and the ``alice_lab`` functions it names (its globals, its closure,
+imports in its body), outside the array helpers of :mod:`alice_lab.backend`, and the
+same through the helpers of the lab's check module it calls. Each of those is replaced,
 wherever an ``alice_lab`` or ``alice_course`` module holds it, by a wrapper that notes
 a call made while that check runs with a frame of the submission on the stack. The
 check then fails with a message naming the function; the checks' own calls (a
@@ -22,6 +22,7 @@ through ``ctypes``. The instructors' page says so.
 
 from __future__ import annotations
 
+import dis
 import functools
 import sys
 import types
@@ -46,31 +47,36 @@ def _is_library_function(obj) -> bool:
 
 def targets_of(reference: Callable) -> set:
     """The reference function (or class's methods) and the ``alice_lab`` functions
-    it names directly."""
+    it names: in its globals, its closure or an import inside its body, and, through
+    a function of a lab's check module that it names, the same one level further."""
     found: set = set()
-    functions = (
+    todo = (
         [v for v in vars(reference).values() if isinstance(v, types.FunctionType)]
         if isinstance(reference, type)
         else [reference]
     )
-    for fn in functions:
+    looked: set = set()
+    while todo:
+        fn = todo.pop()
         fn = getattr(fn, "__func__", fn)
-        if not isinstance(fn, types.FunctionType):
+        if not isinstance(fn, types.FunctionType) or fn in looked:
             continue
+        looked.add(fn)
         if _is_library_function(fn):
             found.add(fn)
-        names = _names(fn.__code__)
-        for name in names:
-            value = fn.__globals__.get(name)
-            if _is_library_function(value):
-                found.add(value)
+        named = [fn.__globals__.get(name) for name in _names(fn.__code__)]
+        named += _imported(fn.__code__)
         for cell in fn.__closure__ or ():
             try:
-                value = cell.cell_contents
+                named.append(cell.cell_contents)
             except ValueError:
                 continue
-            if _is_library_function(value):
-                found.add(value)
+        for value in named:
+            if not _is_library_function(value):
+                continue
+            found.add(value)
+            if value.__module__.startswith("alice_course.grading.lab"):
+                todo.append(value)  # a helper of the check module: look inside
     return found
 
 
@@ -80,6 +86,22 @@ def _names(code: types.CodeType) -> set[str]:
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return names
+
+
+def _imported(code: types.CodeType) -> list:
+    """The objects that ``from alice_lab... import name`` statements in ``code`` (and
+    the functions defined in it) bind, looked up in the modules already loaded."""
+    out: list = []
+    module = None
+    for ins in dis.get_instructions(code):
+        if ins.opname == "IMPORT_NAME":
+            module = sys.modules.get(ins.argval)
+        elif ins.opname == "IMPORT_FROM" and module is not None:
+            out.append(getattr(module, ins.argval, None))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out += _imported(const)
+    return out
 
 
 def _wrap(fn: Callable) -> Callable:

@@ -476,7 +476,14 @@ def check_adding_problem(adding_problem: Callable) -> tuple[bool, str]:
     if not np.isin(marks, (0.0, 1.0)).all() or not (marks.sum(1) == 2).all():
         bad = int((marks.sum(1) != 2).sum())
         return False, f"every sequence needs exactly two markers; {bad} of 400 do not"
-    ok, msg = _compare("y", y, lambda: (vals * marks).sum(1), rtol=1e-12, atol=1e-12)
+    # y is judged against the student's own draws: the residual must vanish
+    ok, msg = _compare(
+        "y minus the sum of the marked values",
+        y - (vals * marks).sum(1),
+        lambda: np.zeros(400),
+        rtol=0,
+        atol=1e-12,
+    )
     if not ok:
         return False, msg
     firsts = marks.argmax(1)
