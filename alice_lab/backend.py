@@ -19,9 +19,9 @@ import os
 from typing import Any
 
 import numpy as np
-from array_api_compat import array_namespace as _compat_namespace
-from array_api_compat import device as device_of
 from array_api_compat import (
+    array_namespace as _compat_namespace,
+    device as device_of,
     is_array_api_obj,
     is_jax_array,
     is_jax_namespace,

@@ -55,7 +55,11 @@ from scipy import stats
 from scipy.integrate import quad
 
 from alice_course.claims import verify
-from alice_course.widgets import gaussian_pdf, kl_divergence, mc_convergence
+from alice_course.widgets import (
+    appA_gaussian_pdf as gaussian_pdf,
+    appA_kl_divergence as kl_divergence,
+    appA_mc_convergence as mc_convergence,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import probability as P
 from alice_lab.backend import is_fast

@@ -63,8 +63,10 @@ from scipy.integrate import quad
 from scipy.special import expit
 
 from alice_course.claims import verify
-from alice_course.widgets import sigmoid_step
-from alice_course.widgets import staircase as staircase_widget
+from alice_course.widgets import (
+    appB_sigmoid_step as sigmoid_step,
+    appB_staircase as staircase_widget,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import approximation as ap
 from alice_lab.backend import to_backend, to_numpy

@@ -58,7 +58,7 @@ import scipy.linalg
 import torch
 
 from alice_course.claims import verify
-from alice_course.widgets import gd_momentum
+from alice_course.widgets import ch02_gd_momentum as gd_momentum
 from alice_course.widgets.describe import describe_figures
 from alice_lab import calculus, linalg, optim, tensors, testfuncs
 from alice_lab.backend import to_numpy

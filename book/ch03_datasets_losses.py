@@ -59,7 +59,12 @@ from scipy import stats
 from scipy.spatial.distance import cdist
 
 from alice_course.claims import verify
-from alice_course.widgets import bayes_coin, embedding, loss_margin, mc_risk
+from alice_course.widgets import (
+    ch03_bayes_coin as bayes_coin,
+    ch03_embedding as embedding,
+    ch03_loss_margin as loss_margin,
+    ch03_mc_risk as mc_risk,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import probability, risk
 from alice_lab.backend import is_fast

@@ -59,7 +59,10 @@ import scipy.special as sp
 import torch
 
 from alice_course.claims import verify
-from alice_course.widgets import reliability, softmax_temperature
+from alice_course.widgets import (
+    ch04_reliability as reliability,
+    ch04_softmax_temperature as softmax_temperature,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import calibration, data, functional, linear, losses
 from alice_lab.backend import to_numpy

@@ -61,10 +61,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from alice_course.claims import verify
-from alice_course.widgets import activation_gallery, minibatch_sgd, xor_playground
+from alice_course.widgets import (
+    ch05_activation_gallery as activation_gallery,
+    ch05_minibatch_sgd as minibatch_sgd,
+    ch05_xor_playground as xor_playground,
+)
 from alice_course.widgets.describe import describe_figures
-from alice_lab import activations as act
-from alice_lab import data, layers, optim
+from alice_lab import activations as act, data, layers, optim
 from alice_lab.backend import to_numpy
 
 describe_figures()  # each figure's output also says in words what it shows

@@ -65,7 +65,11 @@ from matplotlib.patches import Rectangle
 from sklearn.datasets import load_digits
 
 from alice_course.claims import verify
-from alice_course.widgets import conv_filter, conv_sliding, receptive_field
+from alice_course.widgets import (
+    ch07_conv_filter as conv_filter,
+    ch07_conv_sliding as conv_sliding,
+    ch07_receptive_field as receptive_field,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import conv
 

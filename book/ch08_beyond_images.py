@@ -65,11 +65,13 @@ from scipy.signal import chirp, spectrogram
 from scipy.special import log_softmax
 
 from alice_course.claims import verify
-from alice_course.widgets import causal_conv, sampling, tokenizer_view
+from alice_course.widgets import (
+    ch08_causal_conv as causal_conv,
+    ch08_sampling as sampling,
+    ch08_tokenizer_view as tokenizer_view,
+)
 from alice_course.widgets.describe import describe_figures
-from alice_lab import conv as C
-from alice_lab import sequence as S
-from alice_lab import text as T
+from alice_lab import conv as C, sequence as S, text as T
 from alice_lab.text.torch_models import CausalConv1d, TextCNN
 
 describe_figures()  # each figure's output also says in words what it shows

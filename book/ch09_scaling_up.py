@@ -61,16 +61,18 @@ from sklearn.linear_model import Lasso, Ridge
 
 from alice_course.claims import verify
 from alice_course.widgets import (
-    batchnorm_stats,
-    dropout_view,
-    early_stopping,
-    norm_axes,
+    ch09_batchnorm_stats as batchnorm_stats,
+    ch09_dropout_view as dropout_view,
+    ch09_early_stopping as early_stopping,
+    ch09_norm_axes as norm_axes,
 )
 from alice_course.widgets.describe import describe_figures
-from alice_lab import augmentation as au
-from alice_lab import normalization as nz
-from alice_lab import regularization as rg
-from alice_lab import residual as rs
+from alice_lab import (
+    augmentation as au,
+    normalization as nz,
+    regularization as rg,
+    residual as rs,
+)
 from alice_lab.data import load_diabetes, load_digits
 
 describe_figures()  # each figure's output also says in words what it shows

@@ -62,10 +62,13 @@ import torch
 from scipy.special import softmax
 
 from alice_course.claims import verify
-from alice_course.widgets import attention_lab, dictionary_lookup, positional
+from alice_course.widgets import (
+    ch10_attention_lab as attention_lab,
+    ch10_dictionary_lookup as dictionary_lookup,
+    ch10_positional as positional,
+)
 from alice_course.widgets.describe import describe_figures
-from alice_lab import attention as A
-from alice_lab import transformer as T
+from alice_lab import attention as A, transformer as T
 from alice_lab.data import load_digits
 
 describe_figures()  # each figure's output also says in words what it shows

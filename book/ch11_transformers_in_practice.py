@@ -163,12 +163,12 @@ verify("C11-07")
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
-from alice_course.widgets import mask_gallery
+from alice_course.widgets import ch11_mask_gallery as mask_gallery
 
 mask_gallery.live_view()
 
 # %%
-from alice_course.widgets import mask_gallery
+from alice_course.widgets import ch11_mask_gallery as mask_gallery
 
 mask_gallery.static_view()
 
@@ -419,12 +419,12 @@ verify("E11-06")
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
-from alice_course.widgets import online_softmax
+from alice_course.widgets import ch11_online_softmax as online_softmax
 
 online_softmax.live_view()
 
 # %%
-from alice_course.widgets import online_softmax
+from alice_course.widgets import ch11_online_softmax as online_softmax
 
 online_softmax.static_view()
 
@@ -473,12 +473,12 @@ verify("C11-22", "C11-23")
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
-from alice_course.widgets import kv_cache
+from alice_course.widgets import ch11_kv_cache as kv_cache
 
 kv_cache.live_view()
 
 # %%
-from alice_course.widgets import kv_cache
+from alice_course.widgets import ch11_kv_cache as kv_cache
 
 kv_cache.static_view(T=10 if FAST else 16)
 

@@ -59,8 +59,11 @@ import scipy.sparse as sp
 import torch
 
 from alice_course.claims import verify
-from alice_course.widgets import gat_ranking, graph_diffusion
-from alice_course.widgets import graph_receptive_field as receptive_field
+from alice_course.widgets import (
+    ch12_gat_ranking as gat_ranking,
+    ch12_graph_diffusion as graph_diffusion,
+    ch12_graph_receptive_field as receptive_field,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import graphs as g
 

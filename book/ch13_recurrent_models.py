@@ -59,7 +59,11 @@ import numpy as np
 import torch
 
 from alice_course.claims import verify
-from alice_course.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
+from alice_course.widgets import (
+    ch13_recurrent_vs_parallel as recurrent_vs_parallel,
+    ch13_scan_tree as scan_tree,
+    ch13_ssm_kernel as ssm_kernel,
+)
 from alice_course.widgets.describe import describe_figures
 from alice_lab import recurrent as R
 

@@ -466,6 +466,6 @@ results = grading.report("lab02", globals())
 # ridge between two valleys.
 
 # %%
-from alice_course.widgets.gd_momentum import live_view
+from alice_course.widgets.ch02_gd_momentum import live_view
 
 live_view(lr=LR, momentum=0.3, steps=100, start=(2.0, 2.0))

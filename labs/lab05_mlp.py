@@ -443,6 +443,6 @@ results = grading.report("lab05", globals())
 # Figure F.5.2 of the book: each row an epoch, each red segment a mini-batch.
 
 # %%
-from alice_course.widgets.minibatch_sgd import live_view
+from alice_course.widgets.ch05_minibatch_sgd import live_view
 
 live_view(r=20, lr=0.2, epochs=10)

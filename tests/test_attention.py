@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from alice_lab import attention as A
-from alice_lab import transformer as T
+from alice_lab import attention as A, transformer as T
 
 
 def _qkv(rng, b=2, n=5, m=7, d=4, dv=3):

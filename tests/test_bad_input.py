@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from alice_course.widgets import (
-    ad_modes,
-    causal_conv,
-    kv_cache,
-    mc_convergence,
-    xor_playground,
+    appA_mc_convergence as mc_convergence,
+    ch05_xor_playground as xor_playground,
+    ch06_ad_modes as ad_modes,
+    ch08_causal_conv as causal_conv,
+    ch11_kv_cache as kv_cache,
 )
 from alice_lab import (
     activations,
@@ -26,10 +26,10 @@ from alice_lab import (
     graphs,
     linalg,
     linear,
+    probability as P,
     risk,
     transformer,
 )
-from alice_lab import probability as P
 from alice_lab.attention import (
     boolean_causal_mask,
     causal_mask,
@@ -37,8 +37,12 @@ from alice_lab.attention import (
     scaled_dot_product_attention,
 )
 from alice_lab.attention.multihead import mha_init, multi_head_attention, split_heads
-from alice_lab.autodiff import gradient_flow, subgradients, symbolic
-from alice_lab.autodiff import mlp as autodiff_mlp
+from alice_lab.autodiff import (
+    gradient_flow,
+    mlp as autodiff_mlp,
+    subgradients,
+    symbolic,
+)
 from alice_lab.backend import as_float_array, check_int
 from alice_lab.calculus import grad_fd
 from alice_lab.conv import conv2d

@@ -11,9 +11,7 @@ import labkit
 import nbformat
 import numpy as np
 import pytest
-from labkit import execute as _execute
-from labkit import outputs as _outputs
-from labkit import stdout as _stdout
+from labkit import execute as _execute, outputs as _outputs, stdout as _stdout
 
 from alice_course import grading
 from alice_course.labs import check_student, make_student

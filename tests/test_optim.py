@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alice_lab import optim
-from alice_lab import testfuncs as tf
+from alice_lab import optim, testfuncs as tf
 from alice_lab.optim import DivergenceError, gradient_descent
 
 STARTS = np.array([[1.0, 2.0], [5.0, 5.0], [8.0, 1.0], [2.5, 9.0]])

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alice_lab import augmentation as au
-from alice_lab import regularization as rg
+from alice_lab import augmentation as au, regularization as rg
 
 torch = pytest.importorskip("torch")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,28 @@ def test_the_old_names_still_import_for_one_release_with_a_warning(name):
         old = importlib.import_module(f"alice_lab.{name}")
     assert old is importlib.import_module(f"alice_course.{name}")
     sys.modules.pop(f"alice_lab.{name}", None)
+
+
+def test_widgets_are_named_by_chapter_and_old_names_warn():
+    """Chapter N's widgets are the modules ``chNN_*``; a name from before the prefixes
+    still imports (one release), with a FutureWarning naming the new one."""
+    from alice_course import widgets
+
+    views = [n for n in widgets.__all__ if n not in ("describe", "static")]
+    assert views and all(re.match(r"(ch\d\d|app[AB])_[a-z_]+$", n) for n in views)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "error::FutureWarning",
+            "-c",
+            "from alice_course.widgets.minibatch_sgd import live_view",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "alice_course.widgets.ch05_minibatch_sgd" in done.stderr
 
 
 def test_published_lab_imports_keep_working():

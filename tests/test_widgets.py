@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from alice_course.widgets import gd_momentum as gm
+from alice_course.widgets import ch02_gd_momentum as gm
 from alice_lab.testfuncs import alice2d, alice2d_grad
 
 STARTS = np.array([[2.0, 2.0], [7.5, 1.0], [4.0, 8.0]])

@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from alice_course.widgets import gaussian_pdf, kl_divergence, mc_convergence
+from alice_course.widgets import (
+    appA_gaussian_pdf as gaussian_pdf,
+    appA_kl_divergence as kl_divergence,
+    appA_mc_convergence as mc_convergence,
+)
 
 
 def _static_ok(html: str, frames: int) -> None:

@@ -11,8 +11,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.special import expit
 
-from alice_course.widgets import sigmoid_step as ss
-from alice_course.widgets import staircase as sc
+from alice_course.widgets import appB_sigmoid_step as ss, appB_staircase as sc
 
 
 def _core_only(widget) -> None:

@@ -13,7 +13,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from alice_course.widgets import bayes_coin, embedding, loss_margin, mc_risk
+from alice_course.widgets import (
+    ch03_bayes_coin as bayes_coin,
+    ch03_embedding as embedding,
+    ch03_loss_margin as loss_margin,
+    ch03_mc_risk as mc_risk,
+)
 
 
 def _frames(html: str) -> int:

@@ -11,8 +11,7 @@ import pytest
 import scipy.special as sp
 import scipy.stats
 
-from alice_course.widgets import reliability as rl
-from alice_course.widgets import softmax_temperature as st
+from alice_course.widgets import ch04_reliability as rl, ch04_softmax_temperature as st
 
 
 def _core_only(widget) -> None:

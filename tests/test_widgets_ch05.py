@@ -10,11 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from alice_course.widgets import activation_gallery as ag
-from alice_course.widgets import minibatch_sgd as ms
-from alice_course.widgets import xor_playground as xp
-from alice_lab import activations as A
-from alice_lab import data, layers, optim
+from alice_course.widgets import (
+    ch05_activation_gallery as ag,
+    ch05_minibatch_sgd as ms,
+    ch05_xor_playground as xp,
+)
+from alice_lab import activations as A, data, layers, optim
 
 
 def _core_only(widget) -> None:

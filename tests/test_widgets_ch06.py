@@ -9,7 +9,12 @@ import re
 import numpy as np
 import pytest
 
-from alice_course.widgets import ad_modes, fd_step, graph_viewer, vanishing
+from alice_course.widgets import (
+    ch06_ad_modes as ad_modes,
+    ch06_fd_step as fd_step,
+    ch06_graph_viewer as graph_viewer,
+    ch06_vanishing as vanishing,
+)
 from alice_lab import autodiff as ad
 
 

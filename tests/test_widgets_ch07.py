@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 import scipy.signal
 
-from alice_course.widgets import conv_filter, conv_sliding, receptive_field
+from alice_course.widgets import (
+    ch07_conv_filter as conv_filter,
+    ch07_conv_sliding as conv_sliding,
+    ch07_receptive_field as receptive_field,
+)
 from alice_lab import conv
 
 

@@ -10,7 +10,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from alice_course.widgets import causal_conv, sampling, tokenizer_view
+from alice_course.widgets import (
+    ch08_causal_conv as causal_conv,
+    ch08_sampling as sampling,
+    ch08_tokenizer_view as tokenizer_view,
+)
 from alice_lab.text import pydoc_corpus
 
 

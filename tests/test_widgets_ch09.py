@@ -9,7 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from alice_course.widgets import batchnorm_stats, dropout_view, early_stopping
+from alice_course.widgets import (
+    ch09_batchnorm_stats as batchnorm_stats,
+    ch09_dropout_view as dropout_view,
+    ch09_early_stopping as early_stopping,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -136,7 +140,7 @@ def test_early_stopping_live_and_static():
 
 
 def test_pooled_masks_are_the_sets_each_layer_normalises():
-    from alice_course.widgets import norm_axes
+    from alice_course.widgets import ch09_norm_axes as norm_axes
     from alice_lab import normalization as nz
 
     shape, index = (3, 4, 4, 6), (1, 2, 0, 4)
@@ -159,7 +163,7 @@ def test_pooled_masks_are_the_sets_each_layer_normalises():
 
 
 def test_norm_axes_live_and_static():
-    from alice_course.widgets import norm_axes
+    from alice_course.widgets import ch09_norm_axes as norm_axes
 
     box = norm_axes.live_view()
     _core_only(box)

@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-from alice_course.widgets import attention_lab, dictionary_lookup, positional
+from alice_course.widgets import (
+    ch10_attention_lab as attention_lab,
+    ch10_dictionary_lookup as dictionary_lookup,
+    ch10_positional as positional,
+)
 
 
 def _static_ok(html: str, frames: int) -> None:

@@ -9,7 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from alice_course.widgets import kv_cache, mask_gallery, online_softmax
+from alice_course.widgets import (
+    ch11_kv_cache as kv_cache,
+    ch11_mask_gallery as mask_gallery,
+    ch11_online_softmax as online_softmax,
+)
 
 
 def _core_only(widget) -> None:

@@ -9,8 +9,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from alice_course.widgets import gat_ranking, graph_diffusion
-from alice_course.widgets import graph_receptive_field as receptive_field
+from alice_course.widgets import (
+    ch12_gat_ranking as gat_ranking,
+    ch12_graph_diffusion as graph_diffusion,
+    ch12_graph_receptive_field as receptive_field,
+)
 
 
 def _core_only(widget) -> None:

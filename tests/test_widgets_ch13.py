@@ -9,7 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from alice_course.widgets import recurrent_vs_parallel, scan_tree, ssm_kernel
+from alice_course.widgets import (
+    ch13_recurrent_vs_parallel as recurrent_vs_parallel,
+    ch13_scan_tree as scan_tree,
+    ch13_ssm_kernel as ssm_kernel,
+)
 
 
 def _core_only(widget) -> None:

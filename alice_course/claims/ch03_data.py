@@ -3,8 +3,8 @@
 The i.i.d. claims use the synthetic generators of :mod:`alice_lab.risk` with SciPy's
 two-sample Kolmogorov-Smirnov test as the outside judge; the embedding claims use
 scikit-learn's bundled digits, a small PyTorch network
-(:func:`alice_course.widgets.embedding.train_digits_mlp`, cached) and scikit-learn's
-neighbours, Gaussian mixtures and adjusted Rand index.
+(:func:`alice_course.widgets.ch03_embedding.train_digits_mlp`, cached) and
+scikit-learn's neighbours, Gaussian mixtures and adjusted Rand index.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def _c3_02() -> str:
 def _c3_03() -> str:
     from sklearn.neighbors import NearestNeighbors
 
-    from alice_course.widgets.embedding import digits_data, topk_similar
+    from alice_course.widgets.ch03_embedding import digits_data, topk_similar
 
     X, _, Xte, _ = digits_data()
     k = 5
@@ -134,7 +134,7 @@ def _c3_03() -> str:
 def _c3_04() -> str:
     from scipy.spatial.distance import cdist
 
-    from alice_course.widgets.embedding import digits_data, shift_right
+    from alice_course.widgets.ch03_embedding import digits_data, shift_right
 
     _, _, Xte, yte = digits_data()
     S = shift_right(Xte)
@@ -164,7 +164,7 @@ def _c3_04() -> str:
     equation="F.3.1",
 )
 def _c3_05() -> str:
-    from alice_course.widgets.embedding import (
+    from alice_course.widgets.ch03_embedding import (
         digits_data,
         gmm_ari,
         hidden_features,

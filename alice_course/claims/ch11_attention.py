@@ -146,8 +146,11 @@ def _c11_04() -> str:
     "[1, 0, …, 0]; the output equals torch's is_causal attention.",
 )
 def _c11_05() -> str:
-    from alice_lab.attention import attention_weights, causal_mask
-    from alice_lab.attention import scaled_dot_product_attention as sdpa
+    from alice_lab.attention import (
+        attention_weights,
+        causal_mask,
+        scaled_dot_product_attention as sdpa,
+    )
 
     Q, K, V = _qkv(5)
     A = np.asarray(attention_weights(Q, K, mask=causal_mask(6)))

@@ -439,8 +439,13 @@ def _c12_30() -> str:
 def _c12_31() -> str:
     import torch
 
-    from alice_lab.graphs import GCN, accuracy, edge_homophily, stochastic_block_model
-    from alice_lab.graphs import train_node_classifier as train
+    from alice_lab.graphs import (
+        GCN,
+        accuracy,
+        edge_homophily,
+        stochastic_block_model,
+        train_node_classifier as train,
+    )
 
     out = []
     for p_in, p_out in ((0.15, 0.01), (0.08, 0.08)):

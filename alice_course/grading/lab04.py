@@ -21,17 +21,9 @@ from alice_course.grading import _chain, _compare, mutant, register
 # at module level, where the grader's delegation watch finds what a reference names
 from alice_lab.linear import (
     gradients as _lib_gradients,
-)
-from alice_lab.linear import (
     init_params as _lib_init_params,
-)
-from alice_lab.linear import (
     loss as _lib_loss,
-)
-from alice_lab.linear import (
     predict as _lib_predict,
-)
-from alice_lab.linear import (
     predict_proba as _lib_predict_proba,
 )
 

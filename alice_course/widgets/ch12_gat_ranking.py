@@ -16,8 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_course.widgets._anim import freeze_layout, new_figure, site_frames
-from alice_course.widgets._anim import png_bytes as png
+from alice_course.widgets._anim import (
+    freeze_layout,
+    new_figure,
+    png_bytes as png,
+    site_frames,
+)
 from alice_course.widgets._graph_draw import pyplot_figure
 
 __all__ = ["Rankings", "live_view", "rankings", "static_view"]

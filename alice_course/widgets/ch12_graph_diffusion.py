@@ -18,8 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_course.widgets._anim import freeze_layout, new_figure, site_frames
-from alice_course.widgets._anim import png_bytes as png
+from alice_course.widgets._anim import (
+    freeze_layout,
+    new_figure,
+    png_bytes as png,
+    site_frames,
+)
 from alice_course.widgets._graph_draw import draw_graph, layout, pyplot_figure
 
 __all__ = ["DiffusionRun", "OPERATORS", "diffusion_run", "live_view", "static_view"]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from alice_course.widgets._anim import freeze_layout, new_figure, png_bytes, site_frames
-from alice_course.widgets.gd_momentum import frame_indices
+from alice_course.widgets.ch02_gd_momentum import frame_indices
 from alice_lab.backend import check_int
 
 __all__ = [
