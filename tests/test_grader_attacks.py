@@ -468,6 +468,26 @@ def f(X):
 """
 
 
+def test_the_worker_receives_hidden_checks_as_bytecode_only(tmp_path):
+    """What a worker gets of a hidden checks file: bytecode without docstrings and the
+    modules it imports, never the file's text; and it still grades."""
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "lab02_hidden.py").write_text(HIDDEN_CHECK)
+    with hidden_checks(hidden) as extra:
+        shipped = json.dumps(extra.shipped)
+        assert SECRET in HIDDEN_CHECK and SECRET not in shipped
+        assert "far outside the square" not in shipped  # the check's docstring
+        assert "def check_f_far_away" not in shipped and "import numpy" not in shipped
+        assert extra.shipped[0]["imports"] == [
+            "alice_course.grading",
+            "alice_lab.testfuncs",
+            "numpy",
+        ]
+        out = grade(CORPUS / "correct.py", lab="lab02", limits=LIMITS, hidden=extra)
+    assert {c.id: c.status for c in out.checks}["lab02.h1"] == "passed"
+
+
 def test_hidden_checks_never_reach_a_message(tmp_path):
     hidden = tmp_path / "hidden"
     hidden.mkdir()

@@ -11,15 +11,19 @@ every report (:mod:`.reports`) as it goes.
 
 Instructor-only checks live outside the public repository: :func:`hidden_checks` loads
 every ``*.py`` in a directory (files that call :func:`alice_course.grading.register`),
-here and, as source text, in a worker of their own that runs after the public checks,
-so the worker never needs to read that directory (hidden from it where a mount
-namespace is available), the public checks' worker never holds their sources, and what
-the student's code says while they run never reaches a report.
+here and, as bytecode without their text or docstrings, in a worker of their own that
+runs after the public checks, so no worker reads that directory (hidden from it where
+a mount namespace is available) or holds their sources, the public checks' worker holds
+nothing of them, and what the student's code says while they run never reaches a
+report.
 """
 
 from __future__ import annotations
 
+import ast
+import base64
 import contextlib
+import marshal
 import os
 import re
 import threading
@@ -118,11 +122,12 @@ def lab_checks(lab: str) -> list[str]:
 
 @dataclass
 class HiddenChecks:
-    """Instructor-only checks loaded from a directory: their ids and source files."""
+    """Instructor-only checks loaded from a directory: their ids, and each file as
+    the worker receives it (bytecode, no text: :func:`_shipped`)."""
 
     directory: Path
     ids: list[str]
-    sources: list[dict]
+    shipped: list[dict]
 
 
 @contextlib.contextmanager
@@ -135,7 +140,7 @@ def hidden_checks(directory: Path | None) -> Iterator[HiddenChecks | None]:
     if not directory.is_dir():
         raise FileNotFoundError(f"no directory of hidden checks at {directory}")
     before = set(grading.CHECKS)
-    sources = []
+    shipped = []
     try:
         for path in sorted(directory.glob("*.py")):
             text = path.read_text(encoding="utf-8")
@@ -148,12 +153,40 @@ def hidden_checks(directory: Path | None) -> Iterator[HiddenChecks | None]:
                     f"the hidden checks in {path} do not load: "
                     f"{type(err).__name__}: {err}"
                 ) from err
-            sources.append({"name": path.stem, "source": text})
-        yield HiddenChecks(directory, sorted(set(grading.CHECKS) - before), sources)
+            shipped.append(_shipped(path.stem, text))
+        yield HiddenChecks(directory, sorted(set(grading.CHECKS) - before), shipped)
     finally:
         for check_id in set(grading.CHECKS) - before:
             del grading.CHECKS[check_id]
             _REFERENCES.pop(check_id, None)
+
+
+def _shipped(name: str, text: str) -> dict:
+    """A hidden checks file as the worker receives it: its bytecode without
+    docstrings (``marshal``, base64), never its text, and the modules it imports (the
+    worker imports them before the clock starts)."""
+    tree = ast.parse(text)
+    imports: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imports.add(node.module)
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            body[0] = ast.copy_location(ast.Pass(), body[0])  # the docstring goes
+    code = compile(tree, f"<hidden {name}>", "exec")
+    return {
+        "name": name,
+        "code": base64.b64encode(marshal.dumps(code)).decode("ascii"),
+        "imports": sorted(imports),
+    }
 
 
 _REFERENCES: dict[str, tuple[object, judge.Record]] = {}
@@ -369,8 +402,8 @@ def grade(
             job, public, limits, layers, deadline, private, log
         )
         secret = [i for i in ids if i in hidden_ids]
-        if secret:  # their sources go only to a worker of their own, afterwards
-            job["hidden"] = hidden.sources
+        if secret:  # their bytecode goes only to a worker of their own, afterwards
+            job["hidden"] = hidden.shipped
             more = _run_checks(job, secret, limits, layers, deadline, private, log)
             verdicts |= more[0]
             attempts += more[1]
@@ -422,17 +455,14 @@ _HIDDEN_MESSAGES = {
 def _graded(
     check_id: str, record: judge.Record, times: dict, hidden_ids: set
 ) -> GradedCheck:
-    """The verdict on one check: judged against the reference when the worker
-    reported a pass or a failure, taken as it is otherwise (it can only cost). An
-    instructor-only check that did not pass gets a message written here: the one
-    from its worker could quote the hidden sources that worker held."""
+    """The verdict on one check, judged against the reference (a status other than
+    passed or failed is kept unless an answer recorded before it was already wrong:
+    it can only cost). An instructor-only check that did not pass gets a message
+    written here: the one from its worker could quote what that worker held."""
     c = grading.CHECKS[check_id]
-    if record.status in ("passed", "failed"):
-        verdict = judge.judge(record, _reference(check_id))
-    else:
-        verdict = judge.Verdict(record.status, judge._clip(record.message))
+    verdict = judge.judge(record, _reference(check_id))
     if check_id in hidden_ids and verdict.status != "passed":
-        # the worker that ran it held the hidden sources: no text of its is kept
+        # the worker that ran it held the hidden checks: no text of its is kept
         verdict = judge.Verdict(
             verdict.status,
             _HIDDEN_MESSAGES.get(

@@ -3,7 +3,7 @@
 :mod:`alice_course.grading.sandbox` starts it as ``python -I -m
 alice_course.grading.worker`` (inside ``unshare`` when the system allows) and writes a
 JSON *job* on its standard input: the statements to run
-(:mod:`alice_course.grading.submission`), the checks, the hidden checks' source, the
+(:mod:`alice_course.grading.submission`), the checks, the hidden checks' bytecode, the
 limits, and which isolation layers to set up. The worker
 
 1. imports NumPy and :mod:`alice_course.grading` while it is still trusted;
@@ -31,8 +31,10 @@ handler or thread of the student's runs after it.
 from __future__ import annotations
 
 import ast
+import base64
 import builtins
 import json
+import marshal
 import os
 import signal
 import sys
@@ -169,12 +171,14 @@ def _imports(nodes) -> set[str]:
 
 
 def _warm(
-    check_ids: list[str], ns: dict, hidden: dict[str, str], seconds: float
+    check_ids: list[str], ns: dict, hidden: dict[str, list[str]], seconds: float
 ) -> None:
     """Import what each check imports (torch, JAX, ...) before its clock starts, so
     that its time limit measures the student's code rather than a framework's import:
-    the check module's top-level imports and those inside the check function. Only
-    for checks whose function the submission defines (the others do not run)."""
+    the check module's top-level imports and those inside the check function (for a
+    hidden checks file, whose text the worker never has, every import the grader
+    listed). Only for checks whose function the submission defines (the others do not
+    run)."""
     import importlib
     import inspect
 
@@ -187,9 +191,12 @@ def _warm(
         if check is None or check.name not in ns:
             continue
         module = check.fn.__module__
+        if module in hidden:
+            modules |= set(hidden[module])
+            continue
         if module not in trees:
             try:
-                source = hidden.get(module) or inspect.getsource(sys.modules[module])
+                source = inspect.getsource(sys.modules[module])
                 trees[module] = ast.parse(source)
             except (OSError, TypeError, KeyError, SyntaxError, ValueError):
                 trees[module] = None
@@ -274,8 +281,8 @@ def main() -> None:
     start = time.monotonic()
     for hidden in job.get("hidden", []):
         module = types.ModuleType(f"alice_lab_hidden.{hidden['name']}")
-        try:
-            code = compile(hidden["source"], f"<hidden {hidden['name']}>", "exec")
+        try:  # bytecode from the grader (trusted), read before any student code runs
+            code = marshal.loads(base64.b64decode(hidden["code"]))
             exec(code, module.__dict__)
         except BaseException:  # noqa: BLE001 - its checks then report an error
             pass
@@ -289,7 +296,8 @@ def main() -> None:
     delegation.watch(grading.CHECKS, watched, files)  # before any student code
     ns, errors = _load(job["program"], job["limits"])
     hidden = {
-        f"alice_lab_hidden.{h['name']}": h["source"] for h in job.get("hidden", [])
+        f"alice_lab_hidden.{h['name']}": h.get("imports", [])
+        for h in job.get("hidden", [])
     }
     _warm(job["checks"], ns, hidden, float(job["limits"]["load_timeout"]))
     channel.send(
