@@ -179,31 +179,41 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 # --- chapter 4: sigmoid, logit, one-hot ----------------------------------------------
 
 
-def sigmoid(s: Any) -> Any:
-    r"""The sigmoid :math:`\sigma(s) = 1/(1 + \exp(-s))`, element-wise.
+def sigmoid(s: Any, slope: float = 1.0) -> Any:
+    r"""The sigmoid :math:`\sigma(s) = 1/(1 + \exp(-s))`, element-wise, and with
+    ``slope`` a the generalised sigmoid :math:`\sigma_a(s) = \sigma(as)` of chapter 5.
 
     It is the first output of a two-class softmax with the second logit fixed at 0,
     :math:`\exp(s)/(1 + \exp(s))`. Written as printed it overflows in
     :math:`\exp(-s)` for :math:`s < -709` (float64; :math:`-88.7` in float32). Here
     :math:`e = \exp(-|s|) \in (0, 1]` is computed once and the result is
     :math:`1/(1+e)` for :math:`s \ge 0` and :math:`e/(1+e)` otherwise, so nothing
-    overflows and tiny values keep their relative precision. (For the generalised
-    :math:`\sigma(as)` of chapter 5 see :func:`alice_lab.activations.sigmoid`.)
+    overflows and tiny values keep their relative precision. As :math:`a \to \infty`,
+    :math:`\sigma_a` tends to the step :math:`\mathbb{I}_{s \ge 0}` for every
+    :math:`s \ne 0`, while :math:`\sigma_a(0) = 1/2` for every a: the steep neurons
+    of appendix B. The one sigmoid of the library: :mod:`alice_lab.activations` and
+    :mod:`alice_lab.approximation` export this same function.
 
     Parameters
     ----------
     s : array of any shape (a list becomes NumPy float64), real floating.
+    slope : the a of :math:`\sigma(as)`, a number (default 1: the plain sigmoid).
 
     Returns
     -------
     array shaped like ``s``, values in [0, 1] (0 and 1 only where the float rounds).
 
-    Book: §4.3.1, definition "Sigmoid function" (lines 1866-1880), Figure F.4.4.
+    Book: §4.3.1, definition "Sigmoid function" (lines 1866-1880), Figure F.4.4; §5.4,
+    the generalised sigmoid (lines 2438-2442); Appendix B, E.B.1 (line 7032).
 
     >>> sigmoid([0.0, -1000.0, 1000.0]).tolist()
     [0.5, 0.0, 1.0]
+    >>> sigmoid([0.0, 0.01], slope=1e4).round(6).tolist()
+    [0.5, 1.0]
     """
     s = as_float_array(s, "s")
+    if slope != 1.0:
+        s = slope * s
     xp = array_namespace(s)
     e = xp.exp(xp.where(s >= 0, -s, s))  # exp(-|s|), derivative -1 at 0 on both sides
     return xp.where(s >= 0, 1.0 / (1.0 + e), e / (1.0 + e))

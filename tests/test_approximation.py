@@ -299,7 +299,7 @@ def test_staircase_under_jax_jit():
         (lambda: ap.neuron(0.5, 1.0, float("nan"), 0.0), r"w must be a finite number"),
         (
             lambda: ap.sigmoid(np.ones(3, dtype=complex)),
-            r"x must be a real \(integer or floating\) array; got dtype complex128",
+            r"s must be a real \(integer or floating\) array; got dtype complex128",
         ),
         (
             lambda: ap.staircase(np.zeros(3), [0.5, 1.5], 1.0, [1.0]),

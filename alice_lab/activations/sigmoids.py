@@ -1,6 +1,8 @@
 r"""Sigmoid-like activations: the sigmoid (with a slope), tanh and the softplus,
 with their derivatives. The sigmoid and the softplus never evaluate :math:`\exp` of a
-large positive number: they split on the sign and use :math:`e^{-|s|}`.
+large positive number: they split on the sign and use :math:`e^{-|s|}`. The sigmoid
+itself is :func:`alice_lab.functional.sigmoid` (chapter 4 defines it, chapter 5 adds
+the slope), exported here as the same function.
 
 Book: §5.4 (lines 2414-2600).
 """
@@ -9,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from alice_lab import functional
 from alice_lab.activations._helpers import _neg_abs
 from alice_lab.backend import array_namespace, as_float_array
+from alice_lab.functional import sigmoid  # the one sigmoid, σ(as) with its slope
 
 __all__ = [
     "sigmoid",
@@ -21,22 +23,6 @@ __all__ = [
     "tanh",
     "tanh_grad",
 ]
-
-
-def sigmoid(s: Any, slope: float = 1.0) -> Any:
-    r"""The generalised sigmoid :math:`\sigma_a(s) = \sigma(as) = 1/(1 + e^{-as})`.
-
-    Computed from :math:`e^{-|as|}`, which never overflows; as :math:`a \to \infty`
-    it tends to the step :math:`\mathbb{I}_{s \ge 0}` for every :math:`s \ne 0`, while
-    :math:`\sigma_a(0) = 1/2` for every a.
-
-    Book: §5.4, the generalised sigmoid (lines 2438-2442).
-
-    >>> sigmoid([0.0, 1000.0, -1000.0]).tolist()
-    [0.5, 1.0, 0.0]
-    """
-    s = as_float_array(s, "s")
-    return functional.sigmoid(s if slope == 1.0 else slope * s)
 
 
 def sigmoid_grad(s: Any, slope: float = 1.0) -> Any:

@@ -1,6 +1,8 @@
 r"""From one neuron to a staircase (§B.1-B.3): a sigmoid with a huge slope is a step
 (E.B.1), two opposite steps make a bin (E.B.2), and ``m`` bins whose heights are the
-averages of a target over each bin make a staircase (E.B.3).
+averages of a target over each bin make a staircase (E.B.3). The sigmoid is
+:func:`alice_lab.functional.sigmoid`, exported here as the same function: computed from
+:math:`e^{-|x|}`, it never overflows, even with slopes like :math:`w = 10^4`.
 
 Book: Appendix B (lines 7011-7087).
 """
@@ -19,6 +21,7 @@ from alice_lab.backend import (
     check_int,
     device_of,
 )
+from alice_lab.functional import sigmoid  # the library's one sigmoid, from e^{-|x|}
 
 __all__ = [
     "CONVENTIONS",
@@ -35,25 +38,6 @@ __all__ = [
 
 #: where the m bin centres go on [lo, hi] (see :func:`bins`)
 CONVENTIONS = ("linspace", "mid", "book")
-
-
-def sigmoid(x: Any) -> Any:
-    r"""The logistic sigmoid :math:`\sigma(x) = 1 / (1 + e^{-x})`, elementwise.
-
-    x : any shape -> same shape. Computed from :math:`e^{-|x|}` on both branches
-    (:math:`1/(1+e^{-|x|})` for x >= 0, :math:`e^{-|x|}/(1+e^{-|x|})` otherwise), so no
-    exponential can overflow: with slopes like :math:`w = 10^4` the naive formula
-    overflows ``exp`` for every x far left of the step.
-
-    Book: Appendix B, E.B.1 (line 7032); the sigmoid of §5.4.
-
-    >>> import numpy as np; sigmoid(np.array([-1e5, 0.0, 1e5])).tolist()
-    [0.0, 0.5, 1.0]
-    """
-    x = as_float_array(x, "x")
-    xp = array_namespace(x)
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def neuron(x: Any, a: float, w: float, s: float) -> Any:
