@@ -258,34 +258,41 @@ def logit(p: Any, eps: float | None = None) -> Any:
 
 
 def one_hot(y: Any, m: int, *, dtype: Any = None) -> Any:
-    r"""One-hot encoding: row i of the result is :math:`\mathbf{e}_{y_i}`, the
-    :math:`y_i`-th vertex of the simplex.
+    r"""One-hot encoding: entry i of the result is :math:`\mathbf{e}_{y_i}`, the
+    :math:`y_i`-th vertex of the simplex, for class labels (chapter 4) and token ids
+    (chapter 8) alike.
 
-    The book numbers classes 1..m; code numbers them 0..m-1.
+    The book numbers classes 1..m; code numbers them 0..m-1. Labels of any shape are
+    encoded entry by entry, a batch of token sequences ``(b, t)`` giving ``(b, t, m)``.
+    The one one-hot of the library: :mod:`alice_lab.text` exports this same function.
 
     Parameters
     ----------
-    y : (n,) integer array with values in ``0..m-1``.
-    m : int >= 1, the number of classes.
+    y : (n,) integer array (or (..., n), or a list) with values in ``0..m-1``.
+    m : int >= 1, the number of classes (the vocabulary size for tokens).
     dtype : the result's dtype; default the namespace's default floating dtype
         (float64 for NumPy, float32 for torch).
 
     Returns
     -------
-    (n, m) array of 0s and 1s on the device of ``y``.
+    (n, m) array (``(..., n, m)``) of 0s and 1s on the device of ``y``.
 
-    Book: §4.2, one-hot encoding (lines 1606-1618).
+    Book: §4.2, one-hot encoding (lines 1606-1618); §8.2.2, tokens (lines 3854-3862).
 
     >>> one_hot(np.array([0, 2]), 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    >>> one_hot([[2], [0]], 3).shape
+    (2, 1, 3)
     """
+    if isinstance(y, list | tuple):
+        y = np.asarray(y)
     xp = array_namespace(y)
     m = check_int(m, "m")
-    if y.ndim != 1:
-        raise ValueError(f"y must have shape (n,); got {tuple(y.shape)}")
+    if y.ndim == 0:
+        raise ValueError("y must have shape (n,) or (..., n); got a 0-d array")
     check_labels(y, m)
     classes = xp.arange(m, device=device_of(y))
-    mask = y[:, None] == classes[None, :]  # (n, 1) == (1, m) -> (n, m)
+    mask = y[..., None] == classes  # (..., n, 1) == (m,) -> (..., n, m)
     if dtype is None:
         dtype = xp.zeros(1, device=device_of(y)).dtype
     return xp.astype(mask, dtype)

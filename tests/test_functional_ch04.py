@@ -89,13 +89,27 @@ def test_one_hot_matches_torch_and_the_identity(backend):
     assert one_hot(np.arange(3), 3, dtype=np.float32).dtype == np.float32
 
 
+def test_one_hot_of_token_batches_matches_torch(backend):
+    """Chapter 8's one-hot of token ids (b, t) -> (b, t, n): the same function, which
+    alice_lab.text exports."""
+    torch = pytest.importorskip("torch")
+    from alice_lab import text
+
+    ids = np.array([[3, 0, 2], [1, 1, 4]])
+    got = one_hot(backend.asarray(ids), 5)
+    want = torch.nn.functional.one_hot(torch.tensor(ids), 5).numpy()
+    np.testing.assert_array_equal(backend.to_numpy(got), want)
+    assert text.one_hot is one_hot
+    assert one_hot([[2], [0]], 3).tolist() == [[[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]]]
+
+
 @pytest.mark.parametrize(
     "y, m, message",
     [
         (np.array([0, 3]), 3, r"labels must lie in 0..2; got values from 0 to 3"),
         (np.array([-1, 0]), 3, r"labels must lie in 0..2"),
         (np.array([0.0, 1.0]), 3, "integer class labels"),
-        (np.array([[0, 1]]), 3, r"y must have shape \(n,\)"),
+        (np.array(1), 3, r"y must have shape \(n,\) or \(\.\.\., n\)"),
         (np.array([0, 1]), 0, "m must be an int >= 1"),
         (np.array([0, 1]), 2.5, "m must be an int"),
     ],

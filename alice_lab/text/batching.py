@@ -7,8 +7,9 @@ r"""Variable-length batches and embeddings: padding, masks, one-hot, lookup tabl
   the real positions, so it equals the mean over the unpadded sequence;
 - :func:`embedding_lookup` is ``LookUp(x)``: the rows ``E[x_1], ..., E[x_m]`` of an
   embedding matrix ``E ~ (n, e)`` (lines 3854-3862), which equals
-  ``one_hot(x, n) @ E``; :class:`Embedding` adds the backward pass (a scatter-add into
-  the rows that were used).
+  ``one_hot(x, n) @ E`` (:func:`one_hot` is :func:`alice_lab.functional.one_hot`,
+  exported here as the same function); :class:`Embedding` adds the backward pass (a
+  scatter-add into the rows that were used).
 
 Generic code (NumPy, torch, JAX) uses ``array_namespace``; :func:`pad_sequences` and
 :func:`length_mask` build NumPy arrays unless ``like=`` gives an array to follow.
@@ -22,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from alice_lab import functional
 from alice_lab.backend import array_namespace, check_int, device_of
+from alice_lab.functional import one_hot  # chapter 4's, for ids of any shape
 
 __all__ = [
     "Embedding",
@@ -137,22 +138,6 @@ def _check_ids(ids: Any, n: int, xp) -> Any:
             f"{int(xp.min(ids))} to {int(xp.max(ids))}"
         )
     return ids
-
-
-def one_hot(ids: Any, n: int, *, dtype: Any = None) -> Any:
-    """One-hot rows, ``(..., m) -> (..., m, n)``: each row has a single 1 (density 1/n).
-
-    >>> one_hot(np.array([2, 0]), 3).tolist()
-    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
-    """
-    if isinstance(ids, list | tuple):
-        ids = np.asarray(ids)
-    xp = array_namespace(ids)
-    n = check_int(n, "n")
-    _check_ids(ids, n, xp)
-    # chapter 4's one_hot (labels (m,) -> (m, n)) on the flattened ids
-    flat = functional.one_hot(xp.reshape(ids, (-1,)), n, dtype=dtype)
-    return xp.reshape(flat, (*ids.shape, n))
 
 
 def embedding_lookup(E: Any, ids: Any) -> Any:
