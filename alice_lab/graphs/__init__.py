@@ -52,7 +52,6 @@ from alice_lab.graphs.layers import (
     gat_layer,
     gat_scores,
     gcn_layer,
-    leaky_relu,
 )
 from alice_lab.graphs.matrices import (
     add_self_loops,
@@ -94,7 +93,7 @@ __all__ = [
     "gat_attention", "gat_layer", "gat_layer_edges", "gat_scores", "gcn_layer",
     "gcn_message_passing", "graph_transformer", "graphconv_layer", "heat_diffusion",
     "image_to_patches", "incidence_matrix", "init_graph_transformer", "is_sparse",
-    "is_undirected", "karate_club", "laplacian", "laplacian_pe", "leaky_relu",
+    "is_undirected", "karate_club", "laplacian", "laplacian_pe",
     "manifold_reg_loss", "message_passing",
     "normalized_adjacency", "patch_grid_adjacency", "permute_graph",
     "random_walk_matrix", "random_walk_pe", "scatter_mean", "scatter_sum",

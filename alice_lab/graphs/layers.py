@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from alice_lab.activations import leaky_relu  # chapter 5's (GAT passes slope 0.2)
 from alice_lab.backend import array_namespace
 from alice_lab.graphs.matrices import (
     _check_features,
@@ -41,7 +42,7 @@ from alice_lab.graphs.matrices import (
     to_dense,
 )
 
-__all__ = ["gat_attention", "gat_layer", "gat_scores", "gcn_layer", "leaky_relu"]
+__all__ = ["gat_attention", "gat_layer", "gat_scores", "gcn_layer"]
 
 
 def _activation(H: Any, activation: Any) -> Any:
@@ -94,14 +95,6 @@ def gcn_layer(A: Any, X: Any, W: Any, b: Any = None, *, activation: Any = None) 
     return _activation(A @ H, activation)
 
 
-def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
-    """LeakyReLU with GAT's default slope 0.2 (:func:`alice_lab.activations.leaky_relu`
-    with ``alpha=negative_slope``), any backend."""
-    from alice_lab.activations import leaky_relu as _leaky_relu
-
-    return _leaky_relu(x, alpha=negative_slope)
-
-
 def gat_scores(
     X: Any, V: Any, a: Any, *, version: int = 1, negative_slope: float = 0.2
 ) -> Any:
@@ -122,7 +115,7 @@ def gat_scores(
         H = X @ V
         s_i = H @ a[:h]
         s_j = H @ a[h:]
-        return leaky_relu(s_i[:, None] + s_j[None, :], negative_slope)
+        return leaky_relu(s_i[:, None] + s_j[None, :], alpha=negative_slope)
     if version == 2:
         _check_weight(X, V, "V (GATv2)", rows=2 * c)
         h = V.shape[1]
@@ -132,7 +125,7 @@ def gat_scores(
             )
         P = X @ V[:c, :]  # V_1 x_i
         Q = X @ V[c:, :]  # V_2 x_j
-        Z = leaky_relu(P[:, None, :] + Q[None, :, :], negative_slope)  # (n, n, h)
+        Z = leaky_relu(P[:, None, :] + Q[None, :, :], alpha=negative_slope)  # (n, n, h)
         return xp.sum(Z * a[None, None, :], axis=-1)
     raise ValueError(f"version must be 1 (GAT) or 2 (GATv2); got {version!r}")
 

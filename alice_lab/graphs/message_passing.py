@@ -241,7 +241,7 @@ def gat_layer_edges(
     ``edge_index`` to get them): per-edge scores, :func:`segment_softmax` over each
     target's incoming edges, then a segment sum of :math:`\alpha_{ij}\mathbf{W}^\top
     \mathbf{x}_j`. Same shapes as :func:`~alice_lab.graphs.gat_layer`; O(m h) memory."""
-    from alice_lab.graphs.layers import leaky_relu
+    from alice_lab.activations import leaky_relu
 
     _check_edge_index(X, edge_index)
     xp = array_namespace(X)
@@ -251,10 +251,10 @@ def gat_layer_edges(
         h = V.shape[1]
         H = X @ V
         s = xp.take(H @ a[:h], dst, axis=0) + xp.take(H @ a[h:], src, axis=0)
-        s = leaky_relu(s, negative_slope)
+        s = leaky_relu(s, alpha=negative_slope)
     elif version == 2:
         Z = xp.take(X @ V[:c, :], dst, axis=0) + xp.take(X @ V[c:, :], src, axis=0)
-        s = leaky_relu(Z, negative_slope) @ a
+        s = leaky_relu(Z, alpha=negative_slope) @ a
     else:
         raise ValueError(f"version must be 1 or 2; got {version!r}")
     alpha = segment_softmax(s, dst, X.shape[0])

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab import activations
+from alice_lab.activations import glu  # re-exported: chapter 5's (line 5901 reuses it)
 from alice_lab.attention.multihead import merge_heads, multi_head_attention, split_heads
 from alice_lab.attention.scoring import scaled_dot_product_attention
 from alice_lab.backend import array_namespace, to_numpy
@@ -163,7 +164,7 @@ def transformer_block(
     Without positions it is permutation equivariant over tokens; with ``causal=True``
     token i never sees a token j > i.
 
-    Book: §10.3, figure ``fig:pre_post_normalization`` (lines 5486-5500).
+    Book: §10.3, Figure F.10.7 (lines 5486-5500).
     """
     _check_norm(norm)
     if X.ndim < 2 or X.shape[-1] != params["attn"]["Wq"].shape[0]:
@@ -268,16 +269,6 @@ def gated_unit(X: Any, phi1, phi2) -> Any:
             f"the two branches differ in shape: {tuple(a.shape)} vs {tuple(b.shape)}"
         )
     return a * b
-
-
-def glu(X: Any, A: Any, B: Any) -> Any:
-    r"""GLU :math:`\sigma(\mathbf{X}\mathbf{A})\odot\mathbf{X}\mathbf{B}`; A, B (e, p).
-    Same function as :func:`alice_lab.activations.glu`. Book: line 5901.
-
-    >>> glu(np.ones((1, 2)), np.zeros((2, 2)), np.ones((2, 2))).tolist()
-    [[1.0, 1.0]]
-    """
-    return activations.glu(X, A, B)
 
 
 def swiglu_mlp(X: Any, A: Any, B: Any, W: Any) -> Any:
