@@ -143,6 +143,13 @@ verify("C12-01", "C12-02", "C12-03", "C12-04")
 # ```
 
 # %%
+E5 = list(zip(*np.nonzero(A5), strict=True))  # ordered pairs (i, j), both directions
+print(
+    f"{len(E5)} ordered pairs, all in V × V:",
+    all(i in range(5) and j in range(5) for i, j in E5),
+)
+print("1ᵀB =", (np.ones(5) @ B5).astype(int), "  (every column sums to 2)")
+print("B1  =", (B5 @ np.ones(B5.shape[1])).astype(int), "  (the degrees, not 2)")
 verify("E12-01", "E12-02")
 
 # %% [markdown]
@@ -188,6 +195,10 @@ verify("C12-06", "C12-07", "C12-08", "C12-09")
 # ```
 
 # %%
+R5 = g.normalized_adjacency(A5, self_loops=False, mode="row")  # D⁻¹A
+C5 = g.normalized_adjacency(A5, self_loops=False, mode="col")  # AD⁻¹
+print("D⁻¹A: row sums", R5.sum(1).round(12), "| column sums", R5.sum(0).round(3))
+print("AD⁻¹: row sums", C5.sum(1).round(3), "| column sums", C5.sum(0).round(12))
 verify("E12-03")
 
 # %% [markdown]
@@ -337,15 +348,95 @@ print(
 # term uses its own input, $L(y_i, f(\mathbf{x}_i))$, and the sum runs over the
 # *labelled* points only; the regulariser covers all of them.
 # ```
+#
+# In numbers: the similarity graph of E.12.3 on 80 random points, checked against SciPy's
+# distances; the energy $\mathbf{f}^\top\mathbf{L}\mathbf{f}$ of a smooth signal on it,
+# of the same values shuffled over the points (far larger) and of a signal constant on
+# each of two components (zero); and the corrected objective written out by hand. Look at
+# its last number: changing the labels of the unlabelled points does not move it.
 
 # %%
+from scipy.spatial.distance import cdist
+from scipy.special import log_softmax, softmax
+
+pts = np.random.default_rng(9).uniform(0, 3, (80, 2))
+A_eps = g.epsilon_graph(pts, 0.5)  # E.12.3 with τ = 0.5
+D2 = cdist(pts, pts, "sqeuclidean")  # SciPy's distances, the outside reference
+near = D2 < 0.5
+print(
+    f"similarity graph: symmetric {np.array_equal(A_eps, A_eps.T)}, "
+    f"A_ii = 1 {bool(np.all(np.diag(A_eps) == 1))}, zero where d² ≥ τ "
+    f"{bool(np.all(A_eps[~near] == 0))}, elsewhere exp(−d²) up to "
+    f"{np.abs(A_eps[near] - np.exp(-D2[near])).max():.0e}"
+)
+L_eps = g.laplacian(A_eps)
+smooth = np.sin(pts[:, 0]) + pts[:, 1]
+shuffled = np.random.default_rng(1).permutation(smooth)
+two_parts = np.kron(np.eye(2), np.ones((3, 3)))  # two components of three nodes
+piecewise = np.array([2.0, 2, 2, -1, -1, -1])
+print(
+    f"fᵀLf: smooth signal {smooth @ L_eps @ smooth:.2f}, same values shuffled "
+    f"{shuffled @ L_eps @ shuffled:.2f}, constant on each component "
+    f"{piecewise @ g.laplacian(two_parts) @ piecewise:.1f}"
+)
+
+# the corrected objective by hand: cross-entropy over labelled points + λ tr(FᵀLF)
+logits = np.random.default_rng(2).standard_normal((80, 2))
+y_eps = (smooth > np.median(smooth)).astype(int)
+labelled = np.arange(80) < 6
+F = softmax(logits, axis=1)
+by_hand = -log_softmax(logits, axis=1)[
+    labelled, y_eps[labelled]
+].mean() + 0.1 * np.trace(F.T @ L_eps @ F)
+y_other = np.where(labelled, y_eps, 1 - y_eps)  # change every unlabelled label
+print(
+    f"objective: by hand {by_hand:.6f}, manifold_reg_loss "
+    f"{g.manifold_reg_loss(logits, y_eps, labelled, A_eps, 0.1):.6f}, with the "
+    f"unlabelled labels flipped {g.manifold_reg_loss(logits, y_other, labelled, A_eps, 0.1):.6f}"
+)
 verify("C12-15", "C12-16", "E12-04", "E12-05")
 
 # %% [markdown]
 # On two moons with two labelled points per class, the regulariser carries the labels
-# along each moon (the graph is used only for training):
+# along each moon. Below, the same small MLP is trained twice, with the cross-entropy of
+# the four stars alone ($\lambda = 0$) and with the graph term over all 300 training points
+# ($\lambda = 1$); both are then tested as plain MLPs on 500 new points, without any graph.
+# Compare the two decision regions: without the term the boundary is a line between the
+# stars, with it the boundary follows the gap between the moons.
 
 # %%
+from sklearn.datasets import make_moons
+
+X_m, y_m = make_moons(300, noise=0.08, random_state=0)
+X_mt, y_mt = make_moons(500, noise=0.08, random_state=1)  # test set, no graph
+lab_m = np.zeros(300, bool)
+for c in (0, 1):
+    lab_m[np.flatnonzero(y_m == c)[:2]] = True  # two labelled points per moon
+A_m = g.epsilon_graph(X_m / 0.15, 2.0)  # E.12.3 on rescaled inputs
+gx, gy = np.meshgrid(np.linspace(-1.5, 2.5, 160), np.linspace(-1.0, 1.5, 100))
+fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True, layout="constrained")
+for ax, lam in zip(axes, (0.0, 1.0), strict=True):
+    torch.manual_seed(0)
+    f_m = torch.nn.Sequential(
+        torch.nn.Linear(2, 32), torch.nn.Tanh(), torch.nn.Linear(32, 2)
+    ).double()
+    opt_m = torch.optim.Adam(f_m.parameters(), lr=0.02)
+    for _ in range(300):
+        opt_m.zero_grad()
+        g.manifold_reg_loss(f_m(torch.tensor(X_m)), y_m, lab_m, A_m, lam).backward()
+        opt_m.step()
+    with torch.no_grad():  # the trained MLP alone: no graph at test time
+        acc_m = (f_m(torch.tensor(X_mt)).argmax(1).numpy() == y_mt).mean()
+        zone = f_m(torch.tensor(np.c_[gx.ravel(), gy.ravel()])).argmax(1).numpy()
+    ax.contourf(gx, gy, zone.reshape(gx.shape), alpha=0.25, cmap="coolwarm")
+    ax.scatter(*X_mt.T, c=y_mt, cmap="coolwarm", s=6)
+    ax.scatter(*X_m[lab_m].T, c=y_m[lab_m], cmap="coolwarm", s=160, marker="*",
+               edgecolors="k", vmin=0, vmax=1)  # fmt: skip
+    ax.set(title=f"λ = {lam:g}: test accuracy {acc_m:.3f}", xlabel="$x_1$")
+    print(f"λ = {lam:g}: test accuracy {acc_m:.3f}")
+axes[0].set_ylabel("$x_2$")
+fig.suptitle("Two moons, 4 labelled points (stars): cross-entropy alone vs + λ fᵀLf")
+plt.show()
 verify("C12-17")
 
 # %% [markdown]
@@ -364,8 +455,81 @@ verify("C12-17")
 # A subgraph's nodes and a receptive field are written $\mathcal{T} \in \mathcal{V}$ and
 # $\mathcal{V}(i) \in \mathcal{V}$; both are subsets, $\subseteq$.
 # ```
+#
+# Both properties can be tested on any function of $(\mathbf{X}, \mathbf{A})$. Take three
+# on a 12-node graph: a sum over each node's neighbourhood, $\tanh((\mathbf{A} +
+# \mathbf{I})\mathbf{X}\mathbf{W})$; the same with $(\mathbf{A} + \mathbf{I})^2$, which
+# reaches the 2-hop neighbourhood $\mathcal{N}^2(i)$; and a dense layer on the flattened
+# $\mathbf{X}$, which ignores the graph. For each we renumber the nodes (equivariance gap),
+# ask torch for the Jacobian $\partial\mathbf{H}_i/\partial\mathbf{X}_j$ (which inputs each
+# output depends on), and, for the first, recompute every $\mathbf{H}_i$ from the subgraph
+# induced by $\mathcal{N}(i)$ alone, which is the definition of locality. The figure shows
+# the Jacobian patterns: the first is exactly the pattern of $\mathbf{A} + \mathbf{I}$,
+# the second is wider, the third is full. The dense layer also has a weight matrix sized
+# for exactly 12 nodes, so it cannot even be applied to a subgraph; neighbourhood sizes
+# vary as much as the degrees of the karate club do, which is why a fixed-size kernel
+# does not carry over from images.
 
 # %%
+A_loc = g.erdos_renyi(12, 0.25, seed=2)
+r_loc = np.random.default_rng(3)
+X_loc = torch.tensor(r_loc.standard_normal((12, 2)))
+W_loc = torch.tensor(r_loc.standard_normal((2, 2)))
+M_loc = torch.tensor(r_loc.standard_normal((24, 24)) / 5)
+
+
+def one_hop(X, A):  # sum over N(i), self included: tanh((A + I) X W)
+    return torch.tanh((A + torch.eye(len(A), dtype=A.dtype)) @ X @ W_loc)
+
+
+def two_hop(X, A):  # the same with (A + I)², a "5×5 filter"
+    S = A + torch.eye(len(A), dtype=A.dtype)
+    return torch.tanh(S @ S @ X @ W_loc)
+
+
+def flat(X, A):  # a dense layer on the flattened features, blind to A
+    return torch.tanh(X.reshape(-1) @ M_loc).reshape(-1, 2)
+
+
+perm_loc = r_loc.permutation(12)
+A_t = torch.tensor(A_loc)
+Xp_loc, Ap_loc = g.permute_graph(X_loc, A_t, perm_loc)
+hops = [np.linalg.matrix_power(A_loc + np.eye(12), k) > 0 for k in (1, 2)]
+patterns = {}
+for name, f in (
+    ("1-hop sum", one_hop),
+    ("2-hop sum", two_hop),
+    ("dense on vec(X)", flat),
+):
+    gap = (f(Xp_loc, Ap_loc) - f(X_loc, A_t)[perm_loc]).abs().max().item()
+    J = torch.autograd.functional.jacobian(lambda X, f=f: f(X, A_t), X_loc)
+    patterns[name] = J.abs().sum((1, 3)).numpy() > 1e-12  # does H_i move with X_j?
+    inside = [bool(np.all(patterns[name] <= h)) for h in hops]
+    print(f"{name:<16} equivariance gap {gap:.0e} | H_i depends only on "
+          f"N(i): {inside[0]}, on N²(i): {inside[1]}")  # fmt: skip
+
+# locality as defined: H_i from the subgraph induced by T = N(i) ⊆ V alone
+H_full = one_hop(X_loc, A_t)
+gaps = []
+for i in range(12):
+    T = np.flatnonzero(hops[0][i])  # the 1-hop neighbourhood, i included
+    H_T = one_hop(X_loc[T], A_t[T][:, T])
+    gaps.append((H_T[list(T).index(i)] - H_full[i]).abs().max().item())
+print(f"1-hop sum from each induced subgraph (X_T, A_T): max gap {max(gaps):.0e}")
+deg_k = g.degree(g.karate_club()[0])
+print(
+    f"karate club: |N(i)| from {deg_k.min():.0f} to {deg_k.max():.0f} "
+    f"({len(set(deg_k.tolist()))} distinct sizes)"
+)
+
+fig, axes = plt.subplots(1, 4, figsize=(12, 3.2), layout="constrained")
+for ax, (title, P) in zip(axes, [("pattern of A + I", hops[0]), *patterns.items()],
+                          strict=True):  # fmt: skip
+    ax.imshow(P, cmap="Greys", vmin=0, vmax=1)
+    ax.set(title=title, xlabel="input node j", xticks=[], yticks=[])
+axes[0].set_ylabel("output node i")
+fig.suptitle("Which inputs X_j each output H_i depends on (torch Jacobian, 12 nodes)")
+plt.show()
 verify("C12-19", "C12-20", "E12-06")
 
 # %% [markdown]
@@ -394,6 +558,56 @@ H_torch = g.gcn_layer(g.normalized_adjacency(torch.tensor(Ak).to_sparse()),
                       torch.tensor(Xk), torch.tensor(Wk))  # fmt: skip
 print("dense = CSR:", np.allclose(H_dense, H_csr), "| dense = torch sparse:",
       np.allclose(H_dense, H_torch.numpy()))  # fmt: skip
+
+# %% [markdown]
+# Now the property the layer was built for. Renumber the karate club's nodes with a
+# random permutation $\mathbf{P}$ and run each layer on $(\mathbf{P}\mathbf{X},
+# \mathbf{P}\mathbf{A}\mathbf{P}^\top)$: an equivariant layer returns its old output with
+# the rows renumbered, $\mathbf{P}\mathbf{H}$. The table prints the largest deviation for
+# the GC layer and for the layers of §12.3 (graph attention, GraphConv, message passing
+# with three aggregations): rounding errors only. The last row is a control, a dense layer
+# on the flattened features, which fails the test by order one. Last, the GC layer's
+# parameter count, $cc' + c'$, does not change with the number of nodes.
+
+# %%
+perm_k = np.random.default_rng(4).permutation(34)
+Xk_p, Ak_p = g.permute_graph(Xk, Ak, perm_k)  # (PX, PAPᵀ): new node k is old perm[k]
+r_eq = np.random.default_rng(5)
+bk, V1, a1, V2, a2, Vk, Mk, Mflat = (
+    r_eq.standard_normal(s)
+    for s in (3, (5, 4), 8, (10, 4), 4, (5, 3), (10, 3), (170, 102))
+)
+
+
+def mpnn(X, A, aggr):  # message [x_j, x_j − x_i] M, then sum / mean / max
+    ei = g.dense_to_coo(A, layout="edge_index")
+    msg = lambda xi, xj, e: np.concatenate([xj, xj - xi], 1) @ Mk
+    return g.message_passing(X, ei, msg, aggr=aggr)
+
+
+eq_layers = {
+    "GC, φ(Â(XW + b))": lambda X, A: g.gcn_layer(
+        g.normalized_adjacency(A), X, Wk, bk, activation="relu"
+    ),
+    "GAT (§12.3.1)": lambda X, A: g.gat_layer(A, X, Wk, V1, a1),
+    "GATv2 (§12.3.1)": lambda X, A: g.gat_layer(A, X, Wk, V2, a2, version=2),
+    "GraphConv (§12.3.2)": lambda X, A: g.graphconv_layer(A, X, Wk, Vk),
+    **{
+        f"MPNN, {a} (§12.3.2)": lambda X, A, a=a: mpnn(X, A, a)
+        for a in ("sum", "mean", "max")
+    },
+    "control: dense on vec(X)": lambda X, A: np.tanh(X.reshape(-1) @ Mflat).reshape(
+        34, 3
+    ),
+}
+for name, f in eq_layers.items():
+    gap = np.abs(f(Xk_p, Ak_p) - f(Xk, Ak)[perm_k]).max()
+    print(f"{name:<26} max |f(PX, PAPᵀ) − P f(X, A)| = {gap:.1e}")
+for n in (10, 34, 1000):
+    gcn_n = g.GCN(g.erdos_renyi(n, 5 / n, seed=n), [5, 3])
+    print(
+        f"GC layer 5 → 3 on {n:>4} nodes: {sum(p.numel() for p in gcn_n.parameters())} parameters"
+    )
 verify("C12-18", "C12-23")
 
 # %% [markdown]
@@ -405,6 +619,12 @@ verify("C12-18", "C12-23")
 # ```
 
 # %%
+gcn_w = g.GCN(Ak, [5, 3])
+gcn_w(torch.tensor(Xk, dtype=torch.float32)).sum().backward()
+print("trained parameters:", {k: tuple(v.shape) for k, v in gcn_w.named_parameters()})
+print("fixed buffers:     ", {k: tuple(v.shape) for k, v in gcn_w.named_buffers()})
+print("after backward: W has a gradient", gcn_w.lins[0].weight.grad is not None,
+      "| A has one", gcn_w.A.grad is not None)  # fmt: skip
 verify("E12-07")
 
 # %% [markdown]
@@ -422,7 +642,68 @@ receptive_field.live_view()
 # %%
 receptive_field.static_view("karate", 16)
 
+# %% [markdown]
+# The widget's picture in numbers: the share of node pairs $(i, j)$ with $j$ in the
+# receptive field of $i$ after $k$ layers, the non-zero pattern of $(\mathbf{A} +
+# \mathbf{I})^k$, reaches 1 exactly at the diameter that networkx computes. Then two
+# layers of E.12.5, differentiated by torch: node 0's output now moves with nodes that
+# are not its neighbours. Last, a block with a layer normalisation, a residual connection
+# and dropout (in evaluation mode) around a GC layer is still permutation equivariant.
+
 # %%
+grid16 = g.patch_grid_adjacency(4)
+fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+for name, A in (("karate club", Ak), ("4×4 grid", grid16)):
+    S = A + np.eye(len(A))
+    seen = [(np.linalg.matrix_power(S, k) > 0).mean() for k in range(1, 8)]
+    full = 1 + int(np.argmax(np.isclose(seen, 1.0)))
+    diam = nx.diameter(nx.from_numpy_array(A))
+    ax.plot(range(1, 8), seen, "o-", label=f"{name}: networkx diameter {diam}")
+    print(f"{name}: every node sees the whole graph from k = {full} layers; "
+          f"networkx diameter {diam}")  # fmt: skip
+ax.set(xlabel="number of GC layers k", ylabel="share of pairs (i, j), j ∈ Nᵏ(i)",
+       title="Receptive field of k layers: the pattern of (A + I)ᵏ")  # fmt: skip
+ax.legend()
+plt.show()
+
+# E.12.5 with two layers: torch's Jacobian against the pattern of (A + I)²
+A_hat_t = torch.tensor(A_hat)
+r_rf = np.random.default_rng(6)
+W1_rf, W2_rf = (torch.tensor(r_rf.standard_normal(s)) for s in ((5, 4), (4, 3)))
+
+
+def gcn2(X):
+    return g.gcn_layer(
+        A_hat_t, g.gcn_layer(A_hat_t, X, W1_rf, activation=torch.tanh), W2_rf
+    )
+
+
+J2 = torch.autograd.functional.jacobian(gcn2, torch.tensor(Xk)).abs().sum((1, 3)) > 0
+S_k = Ak + np.eye(34)
+print("2-layer Jacobian pattern = pattern of (A + I)²:",
+      np.array_equal(J2.numpy(), np.linalg.matrix_power(S_k, 2) > 0))  # fmt: skip
+i2, j2 = np.argwhere(J2.numpy() & (S_k == 0))[0]
+print(f"e.g. H_{i2} depends on X_{j2}, which is not a neighbour of node {i2}")
+
+# a backbone block: LayerNorm, GC, ReLU, dropout (evaluation mode), residual
+torch.manual_seed(0)
+norm_b, drop_b = torch.nn.LayerNorm(5).double(), torch.nn.Dropout(0.5).eval()
+W_b = torch.randn(5, 5, dtype=torch.float64)
+
+
+def block(X, A):
+    return X + drop_b(
+        torch.relu(g.gcn_layer(torch.tensor(g.normalized_adjacency(A)), norm_b(X), W_b))
+    )
+
+
+with torch.no_grad():
+    gap_b = (
+        (block(torch.tensor(Xk_p), Ak_p) - block(torch.tensor(Xk), Ak)[perm_k])
+        .abs()
+        .max()
+    )
+print(f"norm + residual + dropout block: equivariance gap {gap_b:.0e}")
 verify("C12-21", "C12-22", "C12-24", "C12-25")
 
 # %% [markdown]
@@ -538,7 +819,21 @@ gat_ranking.live_view()
 # %%
 gat_ranking.static_view(seeds=6 if FAST else 12)
 
+# %% [markdown]
+# The widget's count, for three seeds on an 8-node complete graph: under GAT every central
+# node orders its neighbours the same way (one distinct ranking; every row of the matrix
+# below is the same); under GATv2 almost every node has its own.
+
 # %%
+from alice_course.widgets.ch12_gat_ranking import rankings
+
+for seed in range(3):
+    R_gat = rankings(n=8, seed=seed)
+    print(
+        f"seed {seed}: 8 central nodes use {R_gat.distinct1} ranking(s) of their "
+        f"neighbours under GAT, {R_gat.distinct2} under GATv2"
+    )
+print("GAT's ranking, one row per central node:\n", R_gat.rank1)
 verify("C12-34")
 
 # %% [markdown]
@@ -567,6 +862,28 @@ verify("C12-35", "C12-36", "C12-37")
 # ```
 
 # %%
+A_st = g.erdos_renyi(6, 0.5, seed=18)
+r_st = np.random.default_rng(18)
+X_st = torch.tensor(r_st.standard_normal((6, 1, 10)))  # one time series per node
+k_st = torch.tensor(r_st.standard_normal((1, 1, 3)))
+
+
+def spatio_temporal(X, printed=False):
+    C = torch.nn.functional.conv1d(X, k_st)[:, 0]  # Conv1d of every node's series
+    if printed:  # Σ_j A_ij Conv1d(x_i) = d_i Conv1d(x_i)
+        return torch.tensor(A_st.sum(1))[:, None] * C
+    return torch.tensor(A_st) @ C  # Σ_j A_ij Conv1d(x_j)
+
+
+X_st2 = X_st.clone()
+X_st2[1] += 1.0  # change node 1's series only
+nb_st = [i for i in range(6) if A_st[i, 1] and i != 1]
+for printed in (False, True):
+    moved = (spatio_temporal(X_st2, printed) - spatio_temporal(X_st, printed))[nb_st]
+    print(
+        f"{'as printed' if printed else 'corrected '}: change at node 1's "
+        f"neighbours {nb_st}: {moved.abs().max():.3f}"
+    )
 verify("E12-08")
 
 # %% [markdown]
@@ -605,6 +922,16 @@ verify("C12-38", "C12-39", "C12-40")
 # ```
 
 # %%
+R_k = g.random_walk_matrix(Ak)  # AD⁻¹
+print("AD⁻¹: column sums", np.unique(R_k.sum(0).round(12)), "| row sums from",
+      f"{R_k.sum(1).min():.2f} to {R_k.sum(1).max():.2f}")  # fmt: skip
+walk = np.random.default_rng(0).choice(34, size=20000, p=R_k[:, 0])
+print("walkers leaving node 0 land as column 0 says:",
+      f"max gap {np.abs(np.bincount(walk, minlength=34) / 20000 - R_k[:, 0]).max():.3f}")  # fmt: skip
+rows_pe = np.stack([np.diag(np.linalg.matrix_power(R_k, t)) for t in range(1, 9)])
+W_pe = np.random.default_rng(1).standard_normal((8, 4))
+print("diagonals as rows:", rows_pe.shape, "| random_walk_pe:", pe_k.shape,
+      "| pe @ W:", (pe_k @ W_pe).shape, "| rows.T = pe:", np.allclose(rows_pe.T, pe_k))  # fmt: skip
 verify("E12-09", "E12-10")
 
 # %% [markdown]
