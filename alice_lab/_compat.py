@@ -1,6 +1,7 @@
 """The compatibility module: what the frameworks and the array API do not give us
 uniformly lives here once. Today it holds the one mechanism behind alice_lab's lazy
-imports, names loaded on first access.
+imports, names loaded on first access, and the one way a renamed public name keeps
+working for a release (:func:`renamed`).
 
 ``import alice_lab`` imports neither torch nor JAX, nor any submodule: a submodule is
 imported when a reader first touches it (``alice_lab.conv``), and a PyTorch module or
@@ -23,11 +24,13 @@ Two places a name can come from:
 
 from __future__ import annotations
 
+import functools
 import importlib
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_getattr"]
+__all__ = ["lazy_getattr", "renamed"]
 
 Source = str | Callable[[], Mapping[str, Any]]
 
@@ -61,3 +64,33 @@ def lazy_getattr(module: str, names: Mapping[str, Source]) -> Callable[[str], An
         return getattr(target, name)
 
     return __getattr__
+
+
+def renamed(old: str, new: Callable, new_name: str, how: str = "") -> Callable:
+    """The function a removed public name ``old`` becomes for one release: it warns
+    (``FutureWarning``, naming ``new_name``) and calls ``new``.
+
+    Notebooks and labs published with the old name keep running. The function is a
+    module attribute but not in the module's ``__all__``, so the API reference and
+    the one-object-per-name test (``tests/test_public_names.py``) see only the new
+    name. ``how`` says how to call the new one when the call changed.
+
+    >>> old = renamed("m.twice", lambda x: 2 * x, "m.double")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     old(3), caught[0].category.__name__
+    (6, 'FutureWarning')
+    """
+    message = (
+        f"{old} is now {new_name}{f' ({how})' if how else ''}; the old name goes "
+        "away in the next release"
+    )
+
+    @functools.wraps(new, assigned=())  # __wrapped__: the new signature
+    def shim(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(message, FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    shim.__name__ = shim.__qualname__ = old.rpartition(".")[2]
+    shim.__doc__ = f"Deprecated: {message}."
+    return shim

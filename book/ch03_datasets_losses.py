@@ -190,9 +190,10 @@ display(Markdown("\n".join(rows)))
 verify("C3-05")
 
 # %% [markdown]
-# **Explore.** The widget shows the held-out digits in the space of your choice (pixels,
-# hidden layer 1, hidden layer 2) at any snapshot of training, with the nearest-neighbour
-# accuracy in that space. At epoch 0 the hidden layers are random projections; the
+# **Explore.** Figure F.3.1 of the book sketches this idea (images embedded into a
+# metric latent space); the widget shows it on the held-out digits, in the space of your
+# choice (pixels, hidden layer 1, hidden layer 2) at any snapshot of training, with the
+# nearest-neighbour accuracy in that space. At epoch 0 the hidden layers are random projections; the
 # clusters form as the network trains. The live version needs a running kernel (Colab
 # or JupyterLab); the animation after it replays training for the site.
 
@@ -559,20 +560,26 @@ verify("C3-14")
 # squaring the second output so the variance cannot be negative. Its negative log is
 # $\tfrac12\log(2\pi f_2^2) + (y - f_1)^2 / (2 f_2^2)$; because of the square it does not
 # care about the sign of $f_2$, and as $f_2 \to 0$ it can fall without bound, so
-# `probability.gaussian_nll` puts a floor under the variance. The same model also
+# `probability.gaussian_pseudo_loss` puts a floor under the variance. The same model also
 # returns an uncertainty: the predicted variance.
 
 # %%
 f2 = np.linspace(-2, 2, 801)
-nll_a = float(probability.gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0])
-nll_b = float(probability.gaussian_nll(np.array([0.1]), np.array([[0.1, 0.0]]))[0])
+nll_a = float(
+    probability.gaussian_pseudo_loss(np.array([0.3]), np.array([[0.1, -0.7]]))[0]
+)
+nll_b = float(
+    probability.gaussian_pseudo_loss(np.array([0.1]), np.array([[0.1, 0.0]]))[0]
+)
 print(f"NLL(y=0.3; f1=0.1, f2=-0.7) = {nll_a:.5f}")
 print(f"NLL(y=0.1; f1=0.1, f2=0) = {nll_b:.3f} (the floor; without it -inf)")
 fig, ax = plt.subplots(figsize=(5.5, 3.2))
 for y_obs in (0.3, 0.1):
     ax.plot(
         f2,
-        probability.gaussian_nll(np.full(801, y_obs), np.c_[np.full(801, 0.1), f2]),
+        probability.gaussian_pseudo_loss(
+            np.full(801, y_obs), np.c_[np.full(801, 0.1), f2]
+        ),
         label=f"y = {y_obs}, f₁ = 0.1",
     )
 ax.set(

@@ -124,25 +124,27 @@ def test_normal_errors():
         P.normal_logpdf(np.zeros(3), np.zeros(2), 1.0)
 
 
-def test_gaussian_nll_parity_and_floor(backend, rng):
+def test_gaussian_pseudo_loss_parity_and_floor(backend, rng):
     y, f = rng.normal(size=40), rng.normal(size=(40, 2))
     want = -stats.norm.logpdf(y, f[:, 0], np.abs(f[:, 1]))
-    got = P.gaussian_nll(backend.asarray(y), backend.asarray(f))
+    got = P.gaussian_pseudo_loss(backend.asarray(y), backend.asarray(f))
     np.testing.assert_allclose(backend.to_numpy(got), want, rtol=1e-12)
-    floor = P.gaussian_nll(np.array([0.0, 0.0]), np.array([[0.0, 0.0], [0.0, 1e-3]]))
+    floor = P.gaussian_pseudo_loss(
+        np.array([0.0, 0.0]), np.array([[0.0, 0.0], [0.0, 1e-3]])
+    )
     np.testing.assert_allclose(floor, -stats.norm.logpdf(0, 0, 1e-3), rtol=1e-12)
     with pytest.raises(ValueError, match=r"f \(n, 2\)"):
-        P.gaussian_nll(np.zeros(3), np.zeros((3, 3)))
+        P.gaussian_pseudo_loss(np.zeros(3), np.zeros((3, 3)))
     with pytest.raises(ValueError, match="min_var"):
-        P.gaussian_nll(np.zeros(1), np.ones((1, 2)), min_var=0.0)
+        P.gaussian_pseudo_loss(np.zeros(1), np.ones((1, 2)), min_var=0.0)
 
 
-def test_gaussian_nll_gradient_matches_autograd(rng):
+def test_gaussian_pseudo_loss_gradient_matches_autograd(rng):
     import torch
 
     y, f = rng.normal(size=10), rng.normal(size=(10, 2)) + np.array([0.0, 2.0])
     ft = torch.tensor(f, requires_grad=True)
-    P.gaussian_nll(torch.tensor(y), ft).sum().backward()
+    P.gaussian_pseudo_loss(torch.tensor(y), ft).sum().backward()
     v = f[:, 1] ** 2
     d_mean = (f[:, 0] - y) / v
     d_s = (1 / f[:, 1]) - (y - f[:, 0]) ** 2 / f[:, 1] ** 3  # d/ds of the NLL

@@ -86,25 +86,27 @@ def _c3_15() -> str:
     from scipy.optimize import minimize_scalar
     from scipy.stats import norm
 
-    from alice_lab.probability import gaussian_nll
+    from alice_lab.probability import gaussian_pseudo_loss
 
-    book = float(_np(gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]])))[0])
+    book = float(_np(gaussian_pseudo_loss(np.array([0.3]), np.array([[0.1, -0.7]])))[0])
     assert abs(book - 0.60308) < 5e-6 and abs(book + norm.logpdf(0.3, 0.1, 0.7)) < 1e-12
     rng = _rng(15)
     y = rng.normal(2.0, 1.5, size=100)
     f = np.c_[rng.normal(size=100), rng.normal(size=100)]
-    nll = _np(gaussian_nll(y, f))
+    nll = _np(gaussian_pseudo_loss(y, f))
     assert np.allclose(nll, -norm.logpdf(y, f[:, 0], np.abs(f[:, 1])), rtol=1e-12)
-    assert np.array_equal(nll, _np(gaussian_nll(y, f * np.array([1.0, -1.0]))))
+    assert np.array_equal(nll, _np(gaussian_pseudo_loss(y, f * np.array([1.0, -1.0]))))
 
     def total(m):
         return float(
-            np.sum(_np(gaussian_nll(y, np.c_[np.full(100, m), np.full(100, 0.8)])))
+            np.sum(
+                _np(gaussian_pseudo_loss(y, np.c_[np.full(100, m), np.full(100, 0.8)]))
+            )
         )
 
     best = minimize_scalar(total, bracket=(0.0, 4.0), tol=1e-12).x
     assert abs(best - y.mean()) < 1e-6, (best, y.mean())
-    floor = float(_np(gaussian_nll(np.array([0.0]), np.array([[0.0, 0.0]])))[0])
+    floor = float(_np(gaussian_pseudo_loss(np.array([0.0]), np.array([[0.0, 0.0]])))[0])
     assert np.isfinite(floor)
     return (
         f"NLL(0.3; 0.1, −0.7) = {book:.5f} (book 0.60308); argmin_f₁ = {best:.6f} = "
@@ -193,11 +195,11 @@ def _c3_18() -> str:
 
     from alice_lab.functional import softmax
     from alice_lab.losses import cross_entropy
-    from alice_lab.probability import categorical_nll, gaussian_nll
+    from alice_lab.probability import categorical_nll, gaussian_pseudo_loss
 
     rng = _rng(19)
     y, yhat, s = rng.normal(size=50), rng.normal(size=50), 0.7
-    nll = _np(gaussian_nll(y, np.c_[yhat, np.full(50, s)]))
+    nll = _np(gaussian_pseudo_loss(y, np.c_[yhat, np.full(50, s)]))
     affine = (y - yhat) ** 2 / (2 * s**2) + 0.5 * np.log(2 * np.pi * s**2)
     assert np.allclose(nll, affine, rtol=1e-13)
     logits, labels = rng.normal(size=(30, 5)) * 3, rng.integers(0, 5, size=30)

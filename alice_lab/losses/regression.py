@@ -10,6 +10,7 @@ Book: §4.1.1, regression losses (lines 1334-1362).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from alice_lab.backend import array_namespace
@@ -141,8 +142,6 @@ def gaussian_nll(y_hat: Any, y: Any, sigma2: Any, *, reduction: str = "mean") ->
     >>> round(float(gaussian_nll(np.zeros(1), np.zeros(1), 1.0)), 6)  # ½ log 2π
     0.918939
     """
-    import math
-
     xp, y_hat, y = _regression_pair(y_hat, y, "gaussian_nll")
     if hasattr(sigma2, "shape") and tuple(sigma2.shape) not in ((), tuple(y.shape)):
         raise ValueError(
@@ -161,5 +160,13 @@ def gaussian_nll(y_hat: Any, y: Any, sigma2: Any, *, reduction: str = "mean") ->
         if not bool(xp.all(sigma2 > 0)):
             raise ValueError("sigma2 must be > 0 everywhere; got a value <= 0 or NaN")
         log_s2 = xp.log(sigma2)
-    v = 0.5 * log_s2 + 0.5 * math.log(2 * math.pi) + (y - y_hat) ** 2 / (2 * sigma2)
+    v = _gaussian_nll_terms(y_hat, y, sigma2, log_s2)
     return _reduce(v, _check_reduction(reduction), xp)
+
+
+def _gaussian_nll_terms(y_hat: Any, y: Any, sigma2: Any, log_s2: Any) -> Any:
+    r"""E.4.2 negated, entry by entry, unchecked: :math:`\tfrac12\log\sigma^2 +
+    \tfrac12\log 2\pi + (y - \hat{y})^2/(2\sigma^2)`. Also the Gaussian pseudo-loss
+    of E.3.6 (:func:`alice_lab.probability.gaussian_pseudo_loss`), whose variance is a
+    model output."""
+    return 0.5 * log_s2 + 0.5 * math.log(2 * math.pi) + (y - y_hat) ** 2 / (2 * sigma2)

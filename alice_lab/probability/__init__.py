@@ -13,8 +13,8 @@ keep the numbers honest:
 - **Normalise with logsumexp.** Grid posteriors are normalised in log space with
   :func:`alice_lab.functional.logsumexp`, so even likelihoods far below the smallest
   float survive.
-- **A floor under variances.** :func:`gaussian_nll` clamps the predicted variance
-  :math:`f_2^2` from below, otherwise :math:`f_2 \to 0` sends the loss to
+- **A floor under variances.** :func:`gaussian_pseudo_loss` clamps the predicted
+  variance :math:`f_2^2` from below, otherwise :math:`f_2 \to 0` sends the loss to
   :math:`-\infty`.
 
 Book: Appendix A, lines 6851-7009; §3.2.2 (lines 1244-1260), §3.2.3 (lines 1262-1282)
@@ -40,7 +40,8 @@ from alice_lab.probability.distributions import (
     categorical_logpmf,
     categorical_nll,
     categorical_pmf,
-    gaussian_nll,
+    gaussian_nll as gaussian_nll,  # gaussian_pseudo_loss's old name: warns, one release
+    gaussian_pseudo_loss,
     mvn_logpdf,
     mvn_sample,
     normal_logpdf,
@@ -90,7 +91,7 @@ __all__ = [
     "expectation",
     "fit_gaussian_gd",
     "gaussian_loglik",
-    "gaussian_nll",
+    "gaussian_pseudo_loss",
     "grid_argmax",
     "grid_posterior",
     "is_independent",

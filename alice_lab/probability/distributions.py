@@ -3,8 +3,8 @@ r"""Densities and the common distributions, as log-probabilities: a numeric CDF
 log-likelihoods that turn them into losses for a network's outputs (§3.2.2).
 
 Logs, never products; categorical and Bernoulli log-probabilities use the
-:math:`0\log 0 = 0` convention of :func:`scipy.special.xlogy`; :func:`gaussian_nll`
-puts a floor under the predicted variance.
+:math:`0\log 0 = 0` convention of :func:`scipy.special.xlogy`;
+:func:`gaussian_pseudo_loss` puts a floor under the predicted variance.
 
 Book: Appendix A.2, "Real-valued distributions" (lines 6901-6914) and A.3, "Common
 distributions" (lines 6915-6940); §3.2.2 (lines 1244-1260).
@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab._compat import renamed
 from alice_lab.backend import (
     array_namespace,
     as_float_array,
@@ -25,6 +26,7 @@ from alice_lab.backend import (
     device_of,
     to_numpy,
 )
+from alice_lab.losses.regression import _gaussian_nll_terms
 from alice_lab.probability._helpers import LOG_2PI, _param, _positive, _xlogy
 
 __all__ = [
@@ -32,7 +34,7 @@ __all__ = [
     "categorical_logpmf",
     "categorical_nll",
     "categorical_pmf",
-    "gaussian_nll",
+    "gaussian_pseudo_loss",
     "mvn_logpdf",
     "mvn_sample",
     "normal_logpdf",
@@ -230,15 +232,17 @@ def normal_pdf(x: Any, mu: Any = 0.0, var: Any = 1.0) -> Any:
     return xp.exp(normal_logpdf(x, mu, var))
 
 
-def gaussian_nll(y: Any, f: Any, min_var: float = 1e-6) -> Any:
-    r"""The Gaussian pseudo-loss of eq. E.3.6: :math:`-\log\mathcal{N}(y \mid f_1,
-    f_2^2) = \tfrac12\log(2\pi v) + \frac{(y - f_1)^2}{2v}` with
-    :math:`v = \max(f_2^2, \text{min\_var})`.
+def gaussian_pseudo_loss(y: Any, f: Any, min_var: float = 1e-6) -> Any:
+    r"""The pseudo-loss :math:`-\log p(y \mid f(x))` of the Gaussian model of eq.
+    E.3.6, whose two outputs are the mean and the square root of the variance:
+    :math:`-\log\mathcal{N}(y \mid f_1, f_2^2) = \tfrac12\log(2\pi v) +
+    \frac{(y - f_1)^2}{2v}` with :math:`v = \max(f_2^2, \text{min\_var})`.
 
-    The model's second output is squared so the variance is never negative; the loss is
-    therefore even in :math:`f_2` (its sign is not identifiable). The floor keeps it
-    finite as :math:`f_2 \to 0`. A softplus or log-variance output are the common
-    alternatives to squaring.
+    This is :func:`alice_lab.losses.gaussian_nll` (E.4.2) per sample, with the mean
+    and the variance read off the model's two outputs. The second output is squared
+    so the variance is never negative; the loss is therefore even in :math:`f_2` (its
+    sign is not identifiable). The floor keeps it finite as :math:`f_2 \to 0`. A
+    softplus or log-variance output are the common alternatives to squaring.
 
     Parameters
     ----------
@@ -249,9 +253,10 @@ def gaussian_nll(y: Any, f: Any, min_var: float = 1e-6) -> Any:
     -------
     (n,) array.
 
-    Book: §3.2.2, eq. E.3.6 (lines 1256-1260).
+    Book: §3.2.2, eq. E.3.6 (lines 1256-1260); the "pseudo-loss" of line 1282.
 
-    >>> round(float(gaussian_nll(np.array([0.3]), np.array([[0.1, -0.7]]))[0]), 5)
+    >>> y, f = np.array([0.3]), np.array([[0.1, -0.7]])
+    >>> round(float(gaussian_pseudo_loss(y, f)[0]), 5)
     0.60308
     """
     y = as_float_array(y, "y")
@@ -264,8 +269,17 @@ def gaussian_nll(y: Any, f: Any, min_var: float = 1e-6) -> Any:
     if not (float(min_var) > 0):
         raise ValueError(f"min_var must be > 0; got {min_var!r}")
     mean, s = f[:, 0], f[:, 1]
-    v = xp.maximum(s * s, xp.full_like(s, float(min_var)))
-    return 0.5 * (LOG_2PI + xp.log(v)) + (y - mean) ** 2 / (2 * v)
+    v = xp.maximum(s * s, xp.full_like(s, float(min_var)))  # > 0: no check to run
+    return _gaussian_nll_terms(mean, y, v, xp.log(v))
+
+
+#: the name before ``gaussian_pseudo_loss``, for one release (chapter 3's notebook)
+gaussian_nll = renamed(
+    "alice_lab.probability.gaussian_nll",
+    gaussian_pseudo_loss,
+    "alice_lab.probability.gaussian_pseudo_loss",
+    "alice_lab.losses.gaussian_nll is E.4.2's, with a given variance",
+)
 
 
 def mvn_logpdf(x: Any, mu: Any, Sigma: Any) -> Any:
