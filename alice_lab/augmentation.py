@@ -6,7 +6,7 @@ Augmentation trains on transformed copies of the data, drawn fresh at every epoc
   4409-4413; for a linear model it amounts to ridge regression);
 * parametric transforms :math:`x' = T(x; c)` with :math:`T(x; 0) = x` (E.9.4, lines
   4415-4421): :func:`random_rotation`, :func:`random_hflip`, :func:`random_shift`;
-* **mixup** (:func:`mixup`, eq. ``eq:mixup``, lines 4457-4471) and **CutMix**
+* **mixup** (:func:`mixup`, eq. E.9.6, lines 4457-4471) and **CutMix**
   (:func:`cutmix`, lines 4473-4485), which mix two examples and their labels;
 * :func:`cutout` (line 4653, in §9.3.1) zeroes a square patch;
 * for sequences ``(b, t, c)``: :func:`time_shift` and :func:`time_mask`.
@@ -114,7 +114,7 @@ def mixup(
     rng: Any = 0,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     r"""Mixup of a batch with a permutation of itself: :math:`\lambda x_1 +
-    (1-\lambda)x_2` and the same for the one-hot labels ``y (b, m)`` (eq. ``eq:mixup``,
+    (1-\lambda)x_2` and the same for the one-hot labels ``y (b, m)`` (eq. E.9.6,
     lines 4457-4471). λ is given, or drawn from U[0, 1] (the book) or Beta(α, α) (the
     paper). Returns ``(x_mix, y_mix, lam)``."""
     g = np.random.default_rng(rng)

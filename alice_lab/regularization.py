@@ -294,7 +294,7 @@ def _keep(keep_prob: float | None, drop_prob: float | None) -> float:
 
 def dropout_mask(shape: tuple[int, ...], keep_prob: float, rng: Any = 0) -> np.ndarray:
     r"""A host mask with entries :math:`M_{ij}\sim\text{Bern}(p)`, p = ``keep_prob``
-    (``eq:sampling_m``, line 4531)."""
+    (E.9.7, line 4531)."""
     return (np.random.default_rng(rng).random(shape) < keep_prob).astype(np.float64)
 
 

@@ -77,7 +77,7 @@ def _ea_01() -> str:
     lines=(6867, 6877),
     statement="Table T.A.1: 87 real and 13 fake tickets out of 100, and the row sums "
     "60/30/10 reproduce p(w) = (0.6, 0.3, 0.1).",
-    equation="T.A.1",
+    equation="Table T.A.1",
 )
 def _ca_02() -> str:
     from alice_lab.probability import LOTTERY_COUNTS, joint_from_counts, marginal

@@ -274,6 +274,7 @@ def _ca_24() -> str:
     statement="The ML variance is biased: its average is (n − 1)/n σ² (3.2 for σ = 2, "
     "n = 5); Bessel's 1/(n − 1) removes the bias, and the difference vanishes for "
     "large n.",
+    equation="E.A.9",
 )
 def _ca_25() -> str:
     from alice_lab.probability import mle_gaussian

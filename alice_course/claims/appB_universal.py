@@ -172,6 +172,7 @@ def _cb_05() -> str:
     lines=(7046, 7046),
     statement="Figure F.B.2(a), a = 1 and s = 0.3: f(0.29) < 1e-4, f(0.31) > 1 − 1e-4, "
     "f(0.3) = 0.5.",
+    equation="Figure F.B.2 (a)",
 )
 def _cb_06() -> str:
     from alice_lab.approximation import neuron
@@ -224,6 +225,7 @@ def _cb_07() -> str:
     lines=(7046, 7046),
     statement="Bins can be negative: a negative amplitude gives the mirror image, "
     "f(x; −a, s, Δ) = −f(x; a, s, Δ).",
+    equation="Figure F.B.2",
 )
 def _cb_09() -> str:
     from alice_lab.approximation import bin_fn
@@ -269,6 +271,7 @@ def _cb_08() -> str:
     statement="Figure F.B.3: binning sin(x)/x on [0, 10] into m = 5, 15, 50 bins gives "
     "average squared errors of about 0.02, 0.002 and 0.00016 (bins centred on "
     "linspace(0, 10, m), heights the bin averages; measured 0.0218, 0.0020, 0.00016).",
+    equation="Figure F.B.3",
 )
 def _cb_10() -> str:
     got = [_fig_b3_mse(m, n=100_001) for m in (5, 15, 50)]
@@ -404,6 +407,7 @@ def _eb_02() -> str:
     "every m. The book's own three numbers give a slope of −2.1.",
     erratum="text: 'the MSE is inversely proportional to m'; caption of F.B.3: 'the "
     "average squared error … decreases exponentially'",
+    equation="Figure F.B.3",
 )
 def _eb_03() -> str:
     from alice_lab.approximation import loglog_slope

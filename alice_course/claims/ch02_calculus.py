@@ -25,6 +25,7 @@ from alice_course.claims._helpers import _maxerr, _np, _rng
     statement="The derivative is the limit of (f(x + h) − f(x)) / h; in floating point"
     " the forward difference first improves as h shrinks (error O(h)), then "
     "worsens (rounding, O(ε/h)): the error against h is V-shaped.",
+    equation="E.2.15",
 )
 def _c2_30() -> str:
     from alice_lab.calculus import derivative
@@ -89,7 +90,7 @@ def _c2_31() -> str:
     lines=(612, 624),
     statement="f(x) = x² − 1.5x has f'(x) = 2x − 1.5: negative left of 0.75 (f "
     "decreases), positive right of it, and the minimum f(0.75) = −0.5625.",
-    equation="fig:derivative",
+    equation="Figure F.2.1",
 )
 def _c2_32() -> str:
     import scipy.optimize
@@ -114,6 +115,7 @@ def _c2_32() -> str:
     lines=(626, 662),
     statement="Derivatives are linear, and obey the product rule (fg)' = f'g + fg' and"
     " the chain rule (f∘g)' = f'(g(x)) g'(x).",
+    equation="E.2.16",
 )
 def _c2_33() -> str:
     from alice_lab.calculus import derivative
@@ -153,7 +155,7 @@ def _quartic_grad(x):
     statement="The partial derivative along x_i is the derivative along the basis "
     "vector e_i (row i of the identity), and stacking them gives the "
     "gradient.",
-    equation="eq:partial_derivative",
+    equation="E.2.17",
 )
 def _c2_34() -> str:
     from alice_lab.calculus import basis, grad_fd, partial
@@ -184,6 +186,7 @@ def _c2_34() -> str:
     section="2.2.2",
     lines=(694, 708),
     statement="The gradient of a function (d) → () is a vector of shape (d).",
+    equation="E.2.19",
 )
 def _c2_35() -> str:
     import jax
@@ -210,7 +213,7 @@ def _c2_35() -> str:
     lines=(710, 738),
     statement="The directional derivative along any v equals ⟨∇f(x), v⟩, so the "
     "gradient gives every directional derivative.",
-    equation="eq:directional_derivative_dot_product",
+    equation="E.2.21",
 )
 def _c2_36() -> str:
     from alice_lab.calculus import directional_derivative
@@ -248,6 +251,7 @@ def _f_vec(y):
     lines=(742, 758),
     statement="The Jacobian of f : (d) → (o) has shape (o, d); with o = 1 it is the "
     "gradient and with d = o = 1 the derivative.",
+    equation="E.2.22",
 )
 def _c2_37() -> str:
     import jax
@@ -284,7 +288,7 @@ def _c2_37() -> str:
     lines=(758, 772),
     statement="Chain rule for Jacobians: ∂[f(g(x))] = ∂f(g(x)) ∂g(x), an (o, h) by (h,"
     " d) matrix product.",
-    equation="eq:jacobian_chain_rule",
+    equation="E.2.23",
 )
 def _c2_38() -> str:
     from alice_lab.calculus import jacobian_fd
@@ -349,7 +353,7 @@ def _c2_39() -> str:
     lines=(790, 812),
     statement="Box 2.6: for f(x) = x² − 1.5x linearised at 0.5, f(0.51) = −0.5049 and "
     "the linearisation gives −0.5050; the gap is exactly h² = 10⁻⁴.",
-    equation="code:taylor_approximation",
+    equation="Box 2.6",
 )
 def _c2_40() -> str:
     from alice_lab.calculus import linearize
@@ -427,7 +431,7 @@ def _c2_42() -> str:
     lines=(846, 878),
     statement="∂y_i/∂W_kj = x_j if i = k and 0 otherwise: the explicit Jacobian holds "
     "only od non-zeros out of o²d, each x_j repeated o times.",
-    equation="eq:partial_yi_wij",
+    equation="E.2.24",
 )
 def _c2_43() -> str:
     import torch

@@ -204,7 +204,7 @@ def _c2_07() -> str:
     section="2.1.1",
     lines=(270, 278),
     statement="xᵀy = ‖x‖ ‖y‖ cos(α), with α the angle between x and y.",
-    equation="eq:dot_product_cosine",
+    equation="E.2.2",
 )
 def _c2_08() -> str:
     from alice_lab.linalg import angle, inner
@@ -267,7 +267,7 @@ def _c2_09() -> str:
     section="2.1.1",
     lines=(282, 290),
     statement="Among unit vectors y, ⟨x, y⟩ is largest for y = x (template matching).",
-    equation="eq:maximize_dot_product",
+    equation="E.2.3",
 )
 def _c2_10() -> str:
     from alice_lab.linalg import best_template
@@ -351,7 +351,7 @@ def _c2_12() -> str:
     lines=(330, 344),
     statement="Matrix product: for X ~ (a, b), Y ~ (b, c), Z = XY ~ (a, c) with Z_ij "
     "the inner product of row i of X and column j of Y.",
-    equation="eq:matrix_multiplication",
+    equation="E.2.4",
 )
 def _c2_13() -> str:
     from alice_lab.linalg import inner, matmul_naive
@@ -376,7 +376,7 @@ def _c2_13() -> str:
     lines=(346, 360),
     statement="For a batch X ~ (n, d) of row vectors, XWᵀ ~ (n, o) computes all n "
     "matrix-vector products at once: row i is W x_i.",
-    equation="eq:matrix_vector_product",
+    equation="E.2.5",
 )
 def _c2_14() -> str:
     rng = _rng(10)
@@ -435,7 +435,7 @@ def _c2_16() -> str:
     lines=(378, 398),
     statement="The element-wise exp(X) differs from the matrix exponential Σ_k X^k / "
     "k!, which is defined only for square matrices.",
-    equation="eq:true_matrix_exp",
+    equation="E.2.7",
 )
 def _c2_17() -> str:
     import scipy.linalg
@@ -555,7 +555,7 @@ def _c2_20() -> str:
     statement="Batched matrix multiplication maps (n, a, b) and (n, b, c) to (n, a, "
     "c), one product per leading index; in PyTorch it is plain matmul: (4, "
     "5, 2) @ (4, 2, 3) → (4, 5, 3).",
-    equation="eq:bmm",
+    equation="E.2.9",
 )
 def _c2_25() -> str:
     import torch
@@ -584,7 +584,7 @@ def _c2_25() -> str:
     lines=(490, 500),
     statement="The generalised dot product Σ_ijk [X ⊙ Y]_ijk of two (a, b, c) tensors "
     "is the inner product of their flattened versions.",
-    equation="eq:gdt",
+    equation="E.2.10",
 )
 def _c2_26() -> str:
     from alice_lab.linalg import gdt
@@ -609,7 +609,7 @@ def _c2_26() -> str:
     lines=(506, 558),
     statement="einsum('ijz,izk->ijk', A, B) is the batched matrix product, with the "
     "same result in NumPy, PyTorch, JAX and a from-scratch interpreter.",
-    equation="eq:bmm_idx",
+    equation="E.2.11",
 )
 def _c2_27() -> str:
     import jax.numpy as jnp
@@ -665,7 +665,7 @@ def _c2_28() -> str:
     lines=(528, 540),
     statement="In Einstein's notation an index that appears among the inputs but not "
     "in the output is summed over.",
-    equation="eq:einops_1",
+    equation="E.2.13",
 )
 def _c2_29() -> str:
     from alice_lab.linalg import einsum_naive
@@ -695,11 +695,11 @@ def _c2_29() -> str:
     "E2-02",
     section="2.1.2",
     lines=(400, 412),
-    statement="Box code:exp should keep separate names (E = exp(X), M = "
+    statement="Box 2.2 should keep separate names (E = exp(X), M = "
     "matrix_exp(X)): as printed, X is overwritten, so the matrix exponential"
     " is taken of exp(X).",
     erratum="X = torch.exp(X); X = torch.linalg.matrix_exp(X)",
-    equation="code:exp",
+    equation="Box 2.2",
 )
 def _e2_02() -> str:
     import scipy.linalg
@@ -733,6 +733,7 @@ _TYPO_QUOTE = "\u2019"
     statement="The einsum snippets need ASCII quotes, 'ijz,izk->ijk'; with the "
     "typographic quotes printed in the boxes the line is not valid Python.",
     erratum="torch.einsum(’ijz,izk->ijk’, A, B)",
+    equation="Boxes 2.4, 2.5",
 )
 def _e2_03() -> str:
     import torch

@@ -25,7 +25,7 @@ from alice_course.claims._helpers import _maxerr, _np, _rng
     section="2.3",
     lines=(884, 898),
     statement="Minimising f is the same as maximising −f: arg min f = arg max (−f).",
-    equation="eq:optimization",
+    equation="E.2.25",
 )
 def _c2_45() -> str:
     from scipy.optimize import minimize_scalar
@@ -107,7 +107,7 @@ def _c2_46() -> str:
     statement="Gradient descent with a small enough step decreases f: on x² − 1.5x, "
     "x_t − 0.75 = (1 − 2η)ᵗ (x_0 − 0.75), monotone for η < 0.5, one step at "
     "η = 0.5, oscillating for 0.5 < η < 1, divergent for η > 1.",
-    equation="eq:gradient_descent",
+    equation="E.2.27",
 )
 def _c2_47() -> str:
     from alice_lab.optim import DivergenceError, gradient_descent
@@ -147,7 +147,7 @@ def _c2_47() -> str:
     statement="A saddle point is stationary but not an extremum: for x₁² − x₂² the "
     "gradient vanishes at 0, f rises along x₁ and falls along x₂, and "
     "gradient descent escapes from any tiny push along x₂.",
-    equation="fig:saddle_point",
+    equation="Figure F.2.3",
 )
 def _c2_48() -> str:
     from alice_lab.calculus import classify_stationary_point, hessian_fd
@@ -201,7 +201,7 @@ def _c2_49() -> str:
     statement="f is convex when f(αx₁ + (1 − α)x₂) ≤ αf(x₁) + (1 − α)f(x₂); an upward "
     "parabola satisfies it, x sin 2x does not (e.g. x₁ = 0, x₂ = 2, α = "
     "0.5).",
-    equation="eq:convex_function",
+    equation="E.2.28",
 )
 def _c2_50() -> str:
     from alice_lab.calculus import check_convexity
@@ -471,7 +471,7 @@ def _c2_56() -> str:
     statement="Figure set-up: x sin 2x (even) has stationary points 0 (min), ±1.0144 "
     "(max), ±2.4566 (min), ±3.9893 (max), ±5.5428 (min); momentum GD (λ = "
     "0.3) from 1 + ε goes left for ε < 0.0144 and right for ε > 0.0144.",
-    equation="fig:momentum",
+    equation="Figure F.2.4",
 )
 def _c2_57() -> str:
     import scipy.optimize

@@ -174,6 +174,7 @@ def _c4_55() -> str:
     statement="Reliability bins: b equal bins of [0, 1] hold every prediction once, "
     "the mean confidence of a bin lies inside it, and the per-bin accuracies agree "
     "with scikit-learn's calibration_curve.",
+    equation="Figure F.4.5",
 )
 def _c4_56() -> str:
     from sklearn.calibration import calibration_curve
@@ -205,7 +206,7 @@ def _c4_56() -> str:
     statement="The ECE is the |Bᵢ|/n-weighted sum of the gaps |aᵢ − pᵢ| of the "
     "reliability diagram, lies in [0, 1], and is close to 0 for a model whose labels "
     "are drawn from its own predictions.",
-    equation="eq:ece",
+    equation="E.4.21",
 )
 def _c4_57() -> str:
     import scipy.special as sp
@@ -276,7 +277,7 @@ def _c4_58() -> str:
     lines=(2122, 2146),
     statement="Prediction sets {i : f(x)ᵢ > γ} shrink as γ grows; γ = 0 keeps every "
     "class of non-zero probability, hence always contains the true class.",
-    equation="eq:support_set",
+    equation="E.4.22",
 )
 def _c4_59() -> str:
     import scipy.special as sp
@@ -314,7 +315,7 @@ def _digits_split():
     statement="Split conformal prediction: a γ calibrated on held-out data at level α "
     "gives sets that contain the true class at least 1 − α of the time on new data; a "
     "smaller α lowers γ and enlarges the sets (monotone, though not proportional).",
-    equation="eq:conformal_prediction",
+    equation="E.4.23",
 )
 def _c4_60() -> str:
     from alice_lab.calibration import conformal_threshold, coverage, prediction_sets
@@ -341,6 +342,7 @@ def _c4_60() -> str:
     "at most a fraction α of the time, so the coverage is at least 1 − α.",
     erratum="α is called “a user-defined error” that the probability of finding the "
     "class should be “higher than”, then the bound is written ≥ 1 − α",
+    equation="E.4.23",
 )
 def _e4_13() -> str:
     from alice_lab.calibration import conformal_threshold, coverage, prediction_sets

@@ -112,7 +112,7 @@ def _c4_30() -> str:
     lines=(1656, 1668),
     statement="The multi-output model Wx + b with W ~ (m, c) is m linear regressions "
     "in parallel: output i is the linear model with weights Wᵢ and bias bᵢ.",
-    equation="eq:multi_valued_linear_model",
+    equation="E.4.10",
 )
 def _c4_31() -> str:
     import torch
@@ -141,7 +141,7 @@ def _c4_31() -> str:
     statement="The softmax exp(xᵢ)/Σⱼexp(xⱼ) lands in the simplex: hᵢ = exp(xᵢ) > 0 "
     "normalised by Z = Σhⱼ; it agrees with scipy.special.softmax, torch.softmax and "
     "jax.nn.softmax.",
-    equation="eq:softmax",
+    equation="E.4.11",
 )
 def _c4_32() -> str:
     import jax
@@ -187,6 +187,7 @@ def _c4_33() -> str:
     statement="As τ → ∞ the softmax of a vector of m logits tends to the uniform 1/m "
     "(m, the number of outputs, not c).",
     erratum="lim_{τ→∞} softmax(x; τ) = 1/c",
+    equation="E.4.15",
 )
 def _e4_06() -> str:
     from alice_lab.functional import softmax
@@ -226,6 +227,7 @@ def _c4_34() -> str:
     statement="Figure F.4.3: for the input [1, 2, −0.5] the softmax is [0.254, 0.690, "
     "0.057] at τ = 1, [0.337, 0.373, 0.290] at τ = 10 and [0.334, 0.337, 0.329] at τ "
     "= 100; inputs may be negative, outputs lie in [0, 1].",
+    equation="Figure F.4.3",
 )
 def _c4_35() -> str:
     from alice_lab.functional import softmax
@@ -249,6 +251,7 @@ def _c4_35() -> str:
     lines=(1720, 1776),
     statement="The entropy of softmax(x/τ) grows with τ, from 0 (one-hot) towards log "
     "m (uniform).",
+    equation="Figure F.4.3",
 )
 def _c4_36() -> str:
     import scipy.stats
@@ -275,7 +278,7 @@ def _c4_36() -> str:
     statement="Maximum likelihood under the categorical distribution ∏ŷᵢ^yᵢ gives the "
     "cross-entropy; it equals the KL divergence from the one-hot target, whose "
     "entropy is 0.",
-    equation="eq:cross_entropy",
+    equation="E.4.17",
 )
 def _c4_37() -> str:
     import scipy.special as sp
@@ -302,7 +305,7 @@ def _c4_37() -> str:
     lines=(1824, 1830),
     statement="With a one-hot target only the true class survives: CE(y, ŷ) = −log "
     "ŷ_y.",
-    equation="eq:ce_single_term",
+    equation="E.4.18",
 )
 def _c4_38() -> str:
     import scipy.special as sp
@@ -395,6 +398,7 @@ def _c4_41() -> str:
     lines=(1880, 1898),
     statement="σ(0) = 0.5, σ(−s) = 1 − σ(s), σ increases, and its limits 0 and 1 are "
     "only reached asymptotically (in float64 σ(40) already rounds to 1).",
+    equation="Figure F.4.4",
 )
 def _c4_42() -> str:
     from alice_lab.functional import sigmoid
@@ -415,6 +419,7 @@ def _c4_42() -> str:
     statement="Binary logistic regression σ(wᵀx + b) is the two-output softmax model "
     "with W = [wᵀ; 0] and b = [b, 0] (class 1 first): same probabilities, same "
     "cross-entropy.",
+    equation="E.4.19",
 )
 def _c4_43() -> str:
     from alice_lab.linear import (
@@ -444,6 +449,7 @@ def _c4_43() -> str:
     "term is the loss for class 1 and the second the loss for class 0 (the labels are "
     "{0, 1}).",
     erratum="the second term is annotated “Loss for class 2”",
+    equation="E.4.19",
 )
 def _e4_08() -> str:
     from alice_lab.losses import binary_cross_entropy
@@ -490,6 +496,7 @@ def _c4_44() -> str:
     lines=(1934, 1946),
     statement="The logits are the log-odds: logit(p) = log(p/(1 − p)) inverts the "
     "sigmoid, so binary logistic regression is linear in logit(ŷ).",
+    equation="E.4.20",
 )
 def _c4_45() -> str:
     import scipy.special as sp

@@ -140,6 +140,7 @@ def _c4_03() -> str:
     lines=(1354, 1356),
     statement="The absolute and Huber losses limit the influence of outliers: one "
     "corrupted point moves their fitted line far less than the least-squares line.",
+    equation="E.4.3",
 )
 def _c4_04() -> str:
     import scipy.optimize
@@ -360,7 +361,7 @@ def _c4_11() -> str:
     statement="At w* = (XᵀX)⁻¹Xᵀy the normal equations Xᵀ(Xw* − y) = 0 hold; the "
     "inverse, a solver, the SVD, numpy.linalg.lstsq and scikit-learn's "
     "LinearRegression give the same w*.",
-    equation="eq:ls_closed_form_solution",
+    equation="E.4.7",
 )
 def _c4_12() -> str:
     from sklearn.linear_model import LinearRegression
@@ -470,6 +471,7 @@ def _figure_4_2(c: int = 3, steps: int = 15_000):
     statement="With the small step η = 0.001 of Box 4.3, gradient descent on the "
     "Figure F.4.2 data (n = 10, wᵢ ~ N(0, 1), ε ~ N(0, 0.01)) lowers the loss at "
     "every step and reaches the closed-form weights.",
+    equation="Box 4.3, Figure F.4.2",
 )
 def _c4_16() -> str:
     out = []
@@ -490,6 +492,7 @@ def _c4_16() -> str:
     statement="The loss curve of Figure F.4.2 comes from gradient descent (Box 4.3): "
     "the closed form (Box 4.2) gives one number, the level the curve descends to.",
     erratum="the caption says the figure runs “code from Box 4.2” (the closed form)",
+    equation="Figure F.4.2",
 )
 def _e4_03() -> str:
     from alice_lab.linear import ls_loss
@@ -508,6 +511,7 @@ def _e4_03() -> str:
     lines=(1494, 1500),
     statement="With the test ‖w_{t+1} − w_t‖² < ε, larger steps (below 2/λ_max(XᵀX)) "
     "converge in fewer iterations; beyond 2/λ_max gradient descent diverges.",
+    equation="E.4.8",
 )
 def _c4_17() -> str:
     from alice_lab.linear import ls_gd
@@ -553,7 +557,7 @@ def _c4_18() -> str:
     statement="Once the weights are fixed, the σ² maximising the Gaussian likelihood "
     "is the mean squared residual; on the F.4.2 generator with many points it "
     "recovers the noise variance 0.01.",
-    equation="eq:ls_sigma",
+    equation="E.4.9",
 )
 def _c4_19() -> str:
     import scipy.optimize

@@ -195,7 +195,7 @@ def _c5_24() -> str:
     statement="LeakyReLU with α = 0.01 has slope 0.01 for s < 0, so no unit dies; "
     "PReLU trains α and adds one parameter per unit (torch.nn.PReLU(c′) has c′), with "
     "∂/∂α = s·𝕀[s < 0].",
-    equation="eq:leaky_relu",
+    equation="E.5.9",
 )
 def _c5_25() -> str:
     import torch
@@ -228,7 +228,7 @@ def _c5_25() -> str:
     statement="The softplus log(1 + eˢ) is positive everywhere, equals log 2 at 0 (it "
     "misses the origin), exceeds ReLU by at most log 2 (at s = 0) and has the sigmoid "
     "as its derivative.",
-    equation="eq:softplus",
+    equation="E.5.10",
 )
 def _c5_26() -> str:
     import jax
@@ -254,7 +254,7 @@ def _c5_26() -> str:
     lines=(2476, 2484),
     statement="ELU passes through the origin, is bounded below by −1 (its limit at "
     "−∞) and, with α = 1, has derivative 1 on both sides of 0.",
-    equation="eq:elu",
+    equation="E.5.11",
 )
 def _c5_27() -> str:
     import torch
@@ -337,7 +337,7 @@ def _c5_29() -> str:
     statement="Trainable-Swish σ(as + b)(cs + d) has 4 parameters; (1, 0, 1, 0) is the "
     "SiLU, (β, 0, 1, 0) the Swish-β, and a → ∞ with (b, c, d) = (0, 1, 0) gives the "
     "ReLU.",
-    equation="eq:trainable_swish",
+    equation="E.5.12",
 )
 def _c5_31() -> str:
     import torch
@@ -372,7 +372,7 @@ def _c5_31() -> str:
     "(APL) they are piecewise linear with kinks only at the hinges; with Gaussian "
     "kernels (KAF) least squares on α fits a smooth curve, and gradient descent on α "
     "converges to that same solution.",
-    equation="eq:non_parametric_af",
+    equation="E.5.13",
 )
 def _c5_32() -> str:
     from alice_lab.activations import apl, kaf
@@ -406,7 +406,7 @@ def _c5_32() -> str:
     lines=(2602, 2612),
     statement="The GLU σ(W₁x) ⊙ (W₂x) has 2cc′ parameters and equals torch's F.glu of "
     "[W₂x, W₁x] (torch gates the second half).",
-    equation="eq:glu",
+    equation="E.5.14",
 )
 def _c5_33() -> str:
     import torch

@@ -67,7 +67,7 @@ def _c6_10() -> str:
     "C6-11",
     section="6.2",
     lines=(2806, 2808),
-    equation="eq:last_step_fad",
+    equation="E.6.1",
     statement="Forward mode's output 1ᵀŴ_i is a row vector (1, p_i); transposed it is "
     "the gradient ∇_{w_i} y, a column of p_i entries.",
 )
@@ -128,7 +128,7 @@ def _c6_12() -> str:
     "C6-13",
     section="6.3",
     lines=(2830, 2866),
-    equation="eq:backward_pass",
+    equation="E.6.2",
     statement="∇_{w_i} y = 1ᵀ [∂h_l/∂h_{l−1}] ⋯ [∂h_{i+1}/∂h_i] [∂h_i/∂w_i] is a "
     "chain of matrix products: evaluated left to right (vector first, reverse mode) "
     "or right to left (matrices first, forward mode) it gives the same gradient, at "
@@ -288,7 +288,7 @@ def _e6_01() -> str:
     "C6-16",
     section="6.3",
     lines=(2900, 2950),
-    equation="fig:gradient_checkpointing",
+    equation="Figure F.6.1",
     statement="Gradient checkpointing: with 4 blocks and checkpoints at blocks 1, 2, "
     "4, block 3 is recomputed once: 5 block evaluations instead of 4 (1.25×), with "
     "the same gradients; fewer checkpoints mean more recomputation.",
@@ -344,7 +344,7 @@ def _c6_16() -> str:
     "E6-02",
     section="6.3",
     lines=(2946, 2946),
-    equation="fig:gradient_checkpointing",
+    equation="Figure F.6.1",
     erratum="panel (d): 'We complete the forward pass'",
     statement="After the recomputation of panel (c) what is completed is the backward "
     "pass: once block 3 is rematerialised, only backward steps remain.",

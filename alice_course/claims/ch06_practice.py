@@ -80,7 +80,7 @@ def _c6_33() -> str:
     "C6-34",
     section="6.4.3",
     lines=(3192, 3202),
-    equation="F.6.2 (a)",
+    equation="Figure F.6.4 (a)",
     statement="σ′(s) = σ(s)(1 − σ(s)) takes values in [0, 0.25], with its maximum "
     "0.25 at s = 0 and → 0 as |s| grows.",
 )
@@ -124,7 +124,7 @@ def _c6_35() -> str:
     "C6-36",
     section="6.4.3",
     lines=(3206, 3208),
-    equation="F.6.2 (b)",
+    equation="Figure F.6.4 (b)",
     statement="ReLU′ is 0 or 1, so a ReLU masks the adjoint without rescaling it: "
     "through a deep ReLU network with orthogonal weights the adjoint norm never "
     "grows, while through sigmoids it collapses.",

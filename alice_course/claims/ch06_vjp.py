@@ -69,7 +69,7 @@ def _c6_17() -> str:
     "C6-18",
     section="6.4.1",
     lines=(2958, 2984),
-    equation="eq:input_jacobian, eq:weight_jacobian",
+    equation="E.6.5, E.6.6",
     statement="vjp_f(v) = vᵀ ∂f(x), one per argument: the input VJP vᵀ∂_x f and the "
     "weight VJP vᵀ∂_w f (shaped like x and like w).",
 )
@@ -111,7 +111,7 @@ def _c6_18() -> str:
     "C6-19",
     section="6.4.1",
     lines=(2986, 2992),
-    equation="eq:r_ad_1, eq:r_ad_2",
+    equation="E.6.7, E.6.8",
     statement="A reverse-mode system needs only the VJPs of its primitives: two VJP "
     "calls per primitive and no Jacobian ever built give the same gradients as "
     "autograd.",
@@ -211,7 +211,7 @@ def _e6_03() -> str:
     "E6-04",
     section="6.4.1",
     lines=(3026, 3042),
-    equation="eq:vjp_x_matrix_multiplication",
+    equation="E.6.9",
     erratum="vjp_{f,x}(v) = vᵀWᵀ = [Wv]ᵀ",
     statement="For f(x, W) = Wx with W ~ (c′, c) the input VJP is vᵀW = [Wᵀv]ᵀ, of "
     "shape (c): the printed Wv is not even defined when c ≠ c′ and is wrong for a "
@@ -270,7 +270,7 @@ def _c6_22() -> str:
     "C6-23",
     section="6.4.1",
     lines=(3044, 3064),
-    equation="eq:vjp_w_matrix_multiplication",
+    equation="E.6.10",
     statement="The weight VJP of Wx is the outer product v xᵀ (shaped like W), since "
     "∂(vᵀWx)/∂W_ij = v_i x_j.",
 )
@@ -326,7 +326,7 @@ def _c6_24() -> str:
     "C6-25",
     section="6.4.1",
     lines=(3070, 3108),
-    equation="eq:backward_pass_activation_function",
+    equation="E.6.11",
     statement="An element-wise activation has a diagonal Jacobian, diag(φ′(x)) with "
     "exact zeros elsewhere, so its VJP is v ⊙ φ′(x); for ReLU φ′(x) = [x > 0].",
 )
@@ -398,6 +398,7 @@ def _c6_26() -> str:
     lines=(3136, 3152),
     statement="As higher-order functions, vjp: (ℝᶜ → ℝᶜ′) → ℝᶜ → (ℝᶜ′ → ℝᶜ) returns "
     "f(x) and a function of v; grad: (ℝᶜ → ℝ) → (ℝᶜ → ℝᶜ).",
+    equation="E.6.12, E.6.13",
 )
 def _c6_27() -> str:
     import jax
@@ -509,6 +510,7 @@ def _c6_28() -> str:
     lines=(3120, 3156),
     statement="torch.func replicates JAX's interface: grad, vjp, jvp, jacrev, jacfwd, "
     "vmap and hessian exist in both and give the same numbers.",
+    equation="Box 6.2",
 )
 def _c6_29() -> str:
     import jax

@@ -395,7 +395,7 @@ def _c7_14() -> str:
     "C7-15",
     section="7.1.3",
     lines=(3378, 3386),
-    equation="eq:convolution_example",
+    equation="E.7.5",
     statement="A 1-D convolution with 3 taps is multiplication by the Toeplitz matrix "
     "[[W₂,W₃,0,0],[W₁,W₂,W₃,0],[0,W₁,W₂,W₃],[0,0,W₁,W₂]] (constant diagonals); in 2-D "
     "vect(conv(X)) = M vect(X).",

@@ -157,6 +157,7 @@ def _c7_24() -> str:
     statement="2×2 max-pooling maps (h, w, c) to (h/2, w/2, c), each channel on its "
     "own; "
     "it equals F.max_pool2d (Figure: a (4, 4, 1) image becomes (2, 2, 1)).",
+    equation="Figure F.7.2",
 )
 def _c7_25() -> str:
     import torch
@@ -307,6 +308,7 @@ def _c7_30() -> str:
     lines=(3598, 3624),
     statement="With global pooling the CNN accepts any resolution (10 logits for 32×32 "
     "and 48×48 inputs); with flattening instead its head is tied to one resolution.",
+    equation="Figure F.7.4",
 )
 def _c7_31() -> str:
     import torch

@@ -57,7 +57,7 @@ def _c8_27() -> str:
     "append the prediction: a FIFO buffer) predicts as far as we like; a linear AR(2) "
     "model fitted by least squares on a sine recovers x_{n+1} = 2cos(ω)x_n − x_{n−1} "
     "and its roll-out follows the sine.",
-    equation="eq:shifted_input",
+    equation="E.8.5",
 )
 def _c8_28() -> str:
     from alice_lab.sequence import autoregressive_rollout, make_windows
@@ -182,6 +182,7 @@ def _c8_33() -> str:
     lines=(4038, 4046),
     statement="A causal stack with dilations 1, 2, 4, … sees 1 + k·Σ d_l past steps; "
     "for two taps per layer (k = 1) that is 2^L: 2, 4, 8, 16, 32.",
+    equation="Figure F.8.6",
 )
 def _c8_34() -> str:
     from alice_course.claims.ch08_text import _stack_support
@@ -246,7 +247,7 @@ def _c8_37() -> str:
     lines=(4110, 4120),
     statement="The loss of a causal model is a sum of t per-position squared errors "
     "(eq. E.8.6), so every position sends a gradient back.",
-    equation="eq:mse_forecasting_multiple",
+    equation="E.8.6",
 )
 def _c8_38() -> str:
     import torch

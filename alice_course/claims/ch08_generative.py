@@ -54,7 +54,7 @@ def _c8_42() -> str:
     lines=(4186, 4194),
     statement="The chain rule p(x) = Π_i p(x_i | x_{:i}) is exact, and any "
     "autoregressive model's probabilities sum to 1 over all V^T sequences.",
-    equation="eq:prob_autoregressive",
+    equation="E.8.7",
 )
 def _c8_43() -> str:
     from alice_lab.sequence import sequence_log_prob

@@ -188,7 +188,7 @@ def _c8_14() -> str:
     statement="A subword tokenizer gives fewer ids than characters and decodes back "
     "exactly (tiktoken's [2028, 374, 74252, 287, 0] for “This is perplexing!” needs "
     "a downloaded file; our BPE is trained offline on Python's docs).",
-    equation="eq:list_of_indices",
+    equation="E.8.4",
 )
 def _c8_15() -> str:
     from alice_lab.text import BPETokenizer, pydoc_corpus
@@ -293,6 +293,7 @@ def _c8_19() -> str:
     lines=(3866, 3872),
     statement="The figure's lookup table has n = 16 rows: any list of m ids in 0..15 "
     "becomes an (m, e) matrix.",
+    equation="Figure F.8.4",
 )
 def _c8_20() -> str:
     import torch

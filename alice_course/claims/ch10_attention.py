@@ -506,6 +506,7 @@ def _c10_16() -> str:
     statement="MHA has h(2ke + ve) + hvo parameters, 4e² for k = v = e/h and o = e, "
     "as torch.nn.MultiheadAttention(e, h, bias=False); with its weights copied our "
     "MHA gives the same output.",
+    equation="E.10.15",
 )
 def _c10_17() -> str:
     import torch

@@ -140,6 +140,7 @@ def _c10_24() -> str:
     section="10.2.1",
     lines=(5284, 5292),
     statement="SA(PX) = P·SA(X), using PᵀP = I.",
+    equation="E.10.16, E.10.17",
 )
 def _c10_25() -> str:
     from alice_lab.attention import self_attention
@@ -236,6 +237,7 @@ def _c10_29() -> str:
     lines=(5330, 5340),
     statement="The same token at two positions gets the same output without "
     "positional embeddings and different outputs with them.",
+    equation="Figure F.10.5",
 )
 def _c10_30() -> str:
     from alice_lab.attention import sinusoidal_positions
@@ -435,6 +437,7 @@ def _e10_04() -> str:
     lines=(5424, 5434),
     statement="With ω = 0.1, 1, 10 the embedding of position 6 is "
     "(sin 0.6, sin 6, sin 60) = (0.5646, −0.2794, −0.3048).",
+    equation="Figure F.10.6",
 )
 def _c10_39() -> str:
     v = np.round(np.sin(np.array([0.1, 1.0, 10.0]) * 6), 4)

@@ -88,6 +88,7 @@ def _c10_45() -> str:
     statement="Post-norm applies layer normalisation after each residual sum, so its "
     "outputs have zero mean and unit variance per token; pre-norm normalises the "
     "inputs of each sublayer and its outputs are not normalised.",
+    equation="Figure F.10.7",
 )
 def _c10_46() -> str:
     from alice_lab.transformer import transformer_block
@@ -127,7 +128,6 @@ def _c10_48() -> str:
     "C10-49",
     section="10.3.1",
     lines=(5522, 5532),
-    equation="line 5526",
     statement="Without positional embeddings, blocks followed by mean pooling and an "
     "MLP head give a permutation-invariant model.",
 )
@@ -154,7 +154,6 @@ def _c10_49() -> str:
     "C10-50",
     section="10.3.2",
     lines=(5540, 5552),
-    equation="line 5546",
     statement="Appending the class token gives (n + 1, e); the same trainable c is "
     "shared by every sequence of a batch, so its gradient sums over the batch.",
 )
@@ -178,7 +177,6 @@ def _c10_50() -> str:
     "C10-51",
     section="10.3.2",
     lines=(5554, 5558),
-    equation="line 5558",
     statement="A head reading only the class token's output H_{n+1} is invariant to "
     "permutations of the n content tokens (no positional embeddings).",
 )

@@ -309,7 +309,7 @@ def _c11_34() -> str:
     "C11-35",
     section="11.3",
     lines=(5887, 5901),
-    equation="eq:glu_again",
+    equation="E.11.11",
     statement="GLU σ(XA) ⊙ XB is a gated unit φ₁(X) ⊙ φ₂(X) of shape (n, p) (torch's "
     "F.glu on [XB, XA]); with A = 0 the gate is exactly 1/2.",
 )

@@ -554,7 +554,7 @@ def _c11_17() -> str:
     "C11-18",
     section="11.2.2",
     lines=(5699, 5735),
-    equation="eq:attention_two_chunks, eq:chunked_sa",
+    equation="E.11.5, E.11.8",
     statement="Summing the per-chunk numerators h_i and denominators L_i reproduces SA "
     "exactly for any number of chunks; normalising each chunk separately does not.",
 )

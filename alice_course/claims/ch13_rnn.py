@@ -205,7 +205,7 @@ def _c13_12() -> str:
     "C13-13",
     section="13.2.2",
     lines=(6453, 6461),
-    equation="eq:backpropagation_through_time",
+    equation="E.13.17",
     statement="BPTT: ∂_A s_n = Σ_i s̃_i ∂_A f(s_{i−1}, x_i) with s̃_i = J_n⋯J_{i+1}; "
     "it matches central finite differences and torch autograd.",
 )

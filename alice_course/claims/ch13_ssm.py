@@ -97,6 +97,7 @@ def _c13_20() -> str:
     statement="A parallel scan gives the same prefixes as the sequential loop for "
     "any associative operator (+, max, matrix product, the SSM operator), also in "
     "jax.lax.associative_scan.",
+    equation="Figure F.13.3",
 )
 def _c13_21() -> str:
     import jax
@@ -298,6 +299,7 @@ def _c13_26() -> str:
     statement="The diagonal SSM with B̄ = P⁻¹B and C̄ = CP gives the same outputs as "
     "the original (real part); the printed PB does not.",
     erratum="new input-state matrix B̄ = PB",
+    equation="E.13.22, E.13.23",
 )
 def _e13_04() -> str:
     from alice_lab.recurrent import diagonal_ssm
@@ -317,6 +319,7 @@ def _e13_04() -> str:
     lines=(6693, 6705),
     statement="The diagonalised SSM can run as a recurrence, a parallel scan or a "
     "convolution with kernel λ^k, all equal to the original layer.",
+    equation="E.13.22, E.13.23",
 )
 def _c13_27() -> str:
     from alice_lab.recurrent import diagonal_ssm, diagonalize_ssm

@@ -23,6 +23,7 @@ def _qkv(seed: int, n: int = 7, e: int = 3):
     lines=(6727, 6735),
     statement="Without position biases AFT costs O(ne): the context Σⱼ softmaxⱼ(k)⊙vⱼ "
     "is the same for every i, so H / σ(Q) has identical rows.",
+    equation="E.13.24",
 )
 def _c13_30() -> str:
     from alice_lab.recurrent import aft
@@ -42,6 +43,7 @@ def _c13_30() -> str:
     "softmaxⱼ(k_j + W_ij) ⊙ v_j: each token gets its own weights over the sequence "
     "(n² e work), unlike the plain layer, whose single shared context makes it linear "
     "in n and e (C13-30).",
+    equation="E.13.25",
 )
 def _c13_40() -> str:
     from alice_lab.recurrent import aft
@@ -107,6 +109,7 @@ def _e13_06() -> str:
     lines=(6757, 6761),
     statement="W has shape (m, m) for sequences up to m; W = 0 gives plain AFT and "
     "W_ij = −∞ for j > i gives the causal variant.",
+    equation="E.13.25",
 )
 def _c13_32() -> str:
     from alice_lab.recurrent import aft
@@ -146,7 +149,7 @@ def _rwkv_ref(R, K, V, w, u):
     "C13-33",
     section="13.4.2",
     lines=(6771, 6781),
-    equation="eq:rwkv",
+    equation="unnumbered display between E.13.25 and E.13.26",
     statement="RWKV's time mixing has a parallel form and a recurrent one with two "
     "running sums per channel; they agree, and a running-maximum version stays "
     "finite where the naive recurrence overflows.",
@@ -177,6 +180,7 @@ def _c13_33() -> str:
     lines=6791,
     statement="The channel mix σ(W₁x) ⊙ W₂ max(0, W₃x)² is a squared-ReLU MLP with "
     "a gate: with the gate at 1 it is W₂ relu(W₃x)², and it is ≥ 0 when W₂ ≥ 0.",
+    equation="E.13.26",
 )
 def _c13_34() -> str:
     from alice_lab.recurrent import rwkv_channel_mix
@@ -219,6 +223,7 @@ def _c13_35() -> str:
     statement="Linear attention without the denominator is an SSM with A = I and "
     "input-dependent B and C; unlike an LTI SSM it is not a fixed convolution "
     "(not linear in its input).",
+    equation="E.13.27, E.13.28",
 )
 def _c13_36() -> str:
     from alice_lab.recurrent import unnormalized_linear_attention

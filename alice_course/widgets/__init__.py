@@ -14,7 +14,7 @@ importing this package imports neither ipywidgets nor matplotlib.
   ``softmax_temperature``, ``reliability``; chapter 5: ``xor_playground``,
   ``activation_gallery``, ``minibatch_sgd``.
 - chapter 6: ``fd_step`` (§6.1.2), ``ad_modes`` (§6.2-6.3), ``graph_viewer`` (§6.4.2,
-  F.6.1), ``vanishing`` (§6.4.3); chapter 7: ``conv_filter`` (a filter editor on a
+  F.6.3), ``vanishing`` (§6.4.3); chapter 7: ``conv_filter`` (a filter editor on a
   photo), ``receptive_field``, ``conv_sliding``; chapter 8: ``sampling``
   (temperature, top-k, top-p), ``causal_conv``, ``tokenizer_view``; chapter 9:
   ``dropout_view``, ``batchnorm_stats``, ``early_stopping``, ``norm_axes``.

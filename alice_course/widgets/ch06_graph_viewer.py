@@ -13,7 +13,8 @@ passes it on to its arguments.
   for the backward pass;
 - :func:`static_view`: an HTML animation of the backward pass on one expression.
 
-Book: §6.4.2 and Figure F.6.1 (line 3178); "From theory to practice" (line 3240).
+Book: §6.4.2 and Figure F.6.3 (line 3178, where the text's rendered part numbers
+it F.6.1); "From theory to practice" (line 3240).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""Widget: how the adjoint's norm changes layer by layer (book §6.4.3, Figure F.6.2).
+r"""Widget: how the adjoint's norm changes layer by layer (book §6.4.3, Figure F.6.4).
 
 A deep network :math:`\mathbf{h}_k = \phi(\mathbf{h}_{k-1}\mathbf{W}_k)` is
 differentiated by the engine and the norm :math:`\lVert\partial y/\partial

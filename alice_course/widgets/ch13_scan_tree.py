@@ -9,7 +9,7 @@ Hillis-Steele uses more ops (about n log₂ n) in ⌈log₂ n⌉ levels.
 - :func:`live_view`: a slider for n and a dropdown for the algorithm;
 - :func:`static_view`: n growing from 2 to 32 for the three schedules side by side.
 
-Book: §13.3.2, figure ``fig:associative_scan`` (lines 6569-6631).
+Book: §13.3.2, Figure F.13.3 (lines 6569-6631).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@ r"""A convolution is a matrix: its Toeplitz (doubly-block-Toeplitz in 2-D) form.
 
 Without bias a convolution is linear (book line 3386), so it is multiplication by a
 matrix. In 1-D with a 3-tap kernel ``[W_1, W_2, W_3]`` and zero padding
-(eq. ``eq:convolution_example``, lines 3378-3386):
+(eq. E.7.5, lines 3378-3386):
 
 .. math::
     \begin{bmatrix} h_1\\h_2\\h_3\\h_4\end{bmatrix} =
@@ -108,7 +108,7 @@ def toeplitz_matrix(w: Any, n: int, padding: Any = "same") -> Any:
     """The Toeplitz matrix of a single-channel 1-D convolution with taps ``w ~ (s,)``
     on a
     length-``n`` signal: ``(n, n)`` for ``"same"``, ``(n - s + 1, n)`` for ``"valid"``
-    (book eq. ``eq:convolution_example``, line 3380)."""
+    (book eq. E.7.5, line 3380)."""
     if w.ndim != 1:
         raise ValueError(
             f"toeplitz_matrix expects taps w of shape (s,); got {tuple(w.shape)}"

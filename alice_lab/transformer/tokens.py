@@ -170,7 +170,7 @@ def concat_modalities(*token_seqs: Any, modality_embeddings: Any = None) -> Any:
     """One sequence from several modalities' tokens (n_i, e): (Σ n_i, e). Optional
     ``modality_embeddings`` (k, e) adds row i to every token of modality i.
 
-    Book: §11.2.4, figure ``fig:multimodal_transformer`` (lines 5827-5839).
+    Book: §11.2.4, Figure F.11.6 (lines 5827-5839).
     """
     xp = array_namespace(*token_seqs)
     e = {t.shape[-1] for t in token_seqs}

@@ -1,0 +1,94 @@
+"""A reader can find every claim and erratum in the printed book.
+
+A claim is located by its section (§x.y.z) and, where the book has one, the printed
+equation number (E.x.y), figure (F.x.y), box or table; the line numbers of the book's
+text are only secondary detail. The LaTeX labels of the book's source (``eq:ls_sigma``,
+``code:exp``, ``fig:momentum``) are never printed in the book, so no reader-facing text
+may show one: not a claim's statement, erratum, section or equation field, not what
+:func:`alice_course.claims.locator` renders, and not a chapter notebook.
+
+Where the book's text is LaTeX source its numbers are inferred by counting the numbered
+environments of the chapter in order (the digests do the same).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from alice_course import claims
+
+ALL = claims.all_claims()
+ROOT = Path(__file__).resolve().parents[1]
+
+#: a LaTeX label as the book's source writes them: eq:softmax, fig:momentum, code:exp
+LATEX_LABEL = re.compile(r"\b(eq|fig|code|tab|sec|subsec|box):[A-Za-z_]")
+#: matplotlib's "tab:blue" colours are code, not labels
+MPL_COLOUR = re.compile(
+    r"\btab:(blue|orange|green|red|purple|brown|pink|gray|grey|olive|cyan)\b"
+)
+SECTION = re.compile(r"^(\d+(\.\d+)*|[A-Z](\.\d+)*|Foreword)$")
+#: what an equation field may name: E.4.9 (or a range E.5.1-E.5.2), Figure F.6.4 (a),
+#: Box 2.6 / Boxes 2.4, 2.5, Table T.A.1, or words ("unnumbered display after E.13.25")
+PRINTED = re.compile(
+    r"^(E\.[0-9A-Z]+\.\d+(\s*[-–]\s*E\.[0-9A-Z]+\.\d+)?"
+    r"|(Figure )?F\.[0-9A-Z]+\.\d+( ?\(?[a-z]\)?)?"
+    r"|Box(es)? [0-9A-Z]+\.\d+|[0-9A-Z]+\.\d+|Table T\.[0-9A-Z]+\.\d+"
+    r"|[A-Za-z][A-Za-z -]*( [EF]\.[0-9A-Z]+\.\d+)*( and [EF]\.[0-9A-Z]+\.\d+)?)$"
+)
+
+
+def _reader_facing(c: claims.Claim) -> dict[str, str]:
+    return {
+        "section": c.section,
+        "statement": c.statement,
+        "erratum": c.erratum or "",
+        "equation": c.equation or "",
+        "locator": claims.locator(c),
+    }
+
+
+def test_the_pattern_finds_latex_labels() -> None:
+    for text in ("see eq:ls_sigma", "Box code:exp", "(fig:momentum)", "sec:intro"):
+        assert LATEX_LABEL.search(text), text
+    for text in ("E.4.9", "Figure F.2.4", "Box 2.2", "§4.1.3", "ratio: a_b"):
+        assert not LATEX_LABEL.search(text), text
+
+
+@pytest.mark.parametrize("c", ALL, ids=lambda c: c.id)
+def test_no_latex_label_reaches_the_reader(c: claims.Claim) -> None:
+    found = {k: v for k, v in _reader_facing(c).items() if LATEX_LABEL.search(v)}
+    assert not found, (
+        f"{c.id} shows a LaTeX label to readers ({found}); name the printed equation "
+        f"(E.x.y), figure (F.x.y) or box instead"
+    )
+
+
+@pytest.mark.parametrize("c", ALL, ids=lambda c: c.id)
+def test_every_claim_has_a_section(c: claims.Claim) -> None:
+    assert c.section and SECTION.match(c.section), (c.id, c.section)
+    where = claims.locator(c)
+    assert where.startswith("§" + c.section) or where == "Foreword", (c.id, where)
+
+
+@pytest.mark.parametrize("c", [c for c in ALL if c.equation], ids=lambda c: c.id)
+def test_equation_field_names_printed_numbers(c: claims.Claim) -> None:
+    """An equation field names what the book prints, never a line of the text."""
+    assert not re.search(r"\blines? \d", c.equation), (c.id, c.equation)
+    for part in c.equation.split(","):
+        assert PRINTED.match(part.strip()), (c.id, part)
+
+
+def _notebooks() -> list[Path]:
+    return sorted((ROOT / "book").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.name)
+def test_no_latex_label_in_a_notebook(path: Path) -> None:
+    hits = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if LATEX_LABEL.search(MPL_COLOUR.sub("", line)):
+            hits.append(f"{path.name}:{n}: {line.strip()}")
+    assert not hits, "LaTeX labels shown to readers:\n" + "\n".join(hits)
