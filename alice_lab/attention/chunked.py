@@ -65,6 +65,14 @@ def chunked_attention(
     (..., n, dv). No ``(n, m)`` array is ever allocated: the largest temporary is
     ``(..., query block, chunk)``.
 
+    Which code runs
+    ---------------
+    NumPy inputs, non-causal and ``stable``: :func:`_numpy_fast`, the same blocks
+    written into preallocated NumPy tiles (what ``benchmarks/bench_attention.py``
+    times). Anything else (torch, JAX, causal, ``stable=False``): the array-API loop
+    below, the book's online softmax block by block. Both give the same values to
+    rounding (``tests/test_attention.py``).
+
     >>> rng = np.random.default_rng(0)
     >>> Q, K = rng.normal(size=(5, 4)), rng.normal(size=(7, 4))
     >>> V = rng.normal(size=(7, 3))
