@@ -7,6 +7,13 @@ over the whole distribution, :math:`\mathbb{E}_{p(x,y)}[l(y, f(x))]` (E.3.5), of
 the empirical risk is a Monte Carlo estimate. Their difference is the generalisation
 gap, which a held-out test set estimates.
 
+A loss here is a function ``loss(y_hat, y)`` of predictions and targets, prediction
+first. The losses of :mod:`alice_lab.losses` (``squared_loss``, ``hinge``, ...) are
+passed as they are: every function below asks a loss with a ``reduction`` keyword for
+``reduction="none"``, the per-sample values it averages; any other function must
+return per-sample values itself. Models are functions of a batch, ``f(X) -> (n,)``:
+the linear model of the examples is ``lambda X: linear.linear_model(X, w)``.
+
 The :class:`LookupTable` of eq. E.3.4 drives the empirical risk to its minimum by
 memorising the training pairs, and predicts a constant anywhere else: the cleanest
 example of a model that optimises without learning.
@@ -20,13 +27,15 @@ Book: §3.1 (lines 1164-1176) and §3.2-3.2.1 (lines 1194-1242).
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from alice_lab import losses
+from alice_lab import linear, losses
+from alice_lab._compat import renamed
 from alice_lab.backend import array_namespace, check_int, device_of, to_numpy
 from alice_lab.probability import MCEstimate, mc_expectation
 
@@ -36,18 +45,16 @@ __all__ = [
     "erm_gd",
     "expected_risk_mc",
     "generalization_gap",
-    "linear_model",
     "sample_biased",
     "sample_drifting",
     "sample_linear",
-    "squared_loss",
     "squared_loss_grad",
 ]
 
 Loss = Callable[[Any, Any], Any]
 
 
-# --- losses and models used by the chapter's examples ---------------------------------
+# --- losses used by the chapter's examples -------------------------------------------
 
 
 def _same_shape(y: Any, y_hat: Any, what: str) -> Any:
@@ -60,20 +67,19 @@ def _same_shape(y: Any, y_hat: Any, what: str) -> Any:
     return xp
 
 
-def squared_loss(y_hat: Any, y: Any) -> Any:
-    r"""Per-sample squared loss :math:`(\hat{y} - y)^2`: y_hat, y (n,) -> (n,).
-
-    The same as ``alice_lab.losses.squared_loss(y_hat, y, reduction="none")``; every
-    loss here takes the prediction first, as in :mod:`alice_lab.losses`.
-
-    >>> squared_loss(np.array([0.0, 2.5]), np.array([1.0, 2.0])).tolist()
-    [1.0, 0.25]
-    """
-    return losses.squared_loss(y_hat, y, reduction="none")
+def _per_sample(loss: Loss, y_hat: Any, y: Any) -> Any:
+    """``loss`` on every sample, (n,): a loss with a ``reduction`` keyword (those of
+    :mod:`alice_lab.losses`) is asked for ``reduction="none"``."""
+    try:
+        takes_reduction = "reduction" in inspect.signature(loss).parameters
+    except (TypeError, ValueError):  # no signature to read: a per-sample function
+        takes_reduction = False
+    return loss(y_hat, y, reduction="none") if takes_reduction else loss(y_hat, y)
 
 
 def squared_loss_grad(y_hat: Any, y: Any) -> Any:
-    r""":math:`\partial l / \partial\hat{y} = 2(\hat{y} - y)`: (n,), (n,) -> (n,).
+    r""":math:`\partial l / \partial\hat{y} = 2(\hat{y} - y)` of the squared loss
+    :func:`alice_lab.losses.squared_loss`: (n,), (n,) -> (n,).
 
     >>> squared_loss_grad(np.array([0.0]), np.array([1.0])).tolist()
     [-2.0]
@@ -82,14 +88,20 @@ def squared_loss_grad(y_hat: Any, y: Any) -> Any:
     return 2 * (y_hat - y)
 
 
-def linear_model(w: Any) -> Callable[[Any], Any]:
-    r"""The model :math:`f(\mathbf{x}) = \mathbf{w}^\top\mathbf{x}` as a function of a
-    batch: ``linear_model(w)(X)`` is ``X @ w``, X (n, c), w (c,) -> (n,).
-
-    >>> linear_model(np.array([1.0, 2.0]))(np.array([[1.0, 1.0]])).tolist()
-    [3.0]
-    """
-    return lambda X: X @ w
+#: the names before the losses and models of the library, for one release (chapter
+#: 3's notebook): each warns, then does what it did
+squared_loss = renamed(
+    "alice_lab.risk.squared_loss",
+    lambda y_hat, y: losses.squared_loss(y_hat, y, reduction="none"),
+    "alice_lab.losses.squared_loss",
+    "the functions of alice_lab.risk take it as it is",
+)
+linear_model = renamed(
+    "alice_lab.risk.linear_model",
+    lambda w: lambda X: linear.linear_model(X, w),
+    "alice_lab.linear.linear_model",
+    "risk.linear_model(w)(X) is linear.linear_model(X, w)",
+)
 
 
 # --- empirical risk and ERM -----------------------------------------------------------
@@ -109,7 +121,8 @@ def empirical_risk(loss: Loss, f: Callable[[Any], Any], X: Any, y: Any) -> Any:
 
     Parameters
     ----------
-    loss : per-sample loss, ``loss(y_hat, y)`` (n,), (n,) -> (n,) (prediction first).
+    loss : ``loss(y_hat, y)`` (prediction first): a loss of :mod:`alice_lab.losses`
+        (asked for ``reduction="none"``) or a per-sample function (n,), (n,) -> (n,).
     f : the model on a batch, ``f(X)`` -> (n,).
     X : (n, ...) inputs; y : (n,) targets.
 
@@ -120,7 +133,8 @@ def empirical_risk(loss: Loss, f: Callable[[Any], Any], X: Any, y: Any) -> Any:
     Book: §3.2, eq. E.3.1 (lines 1204-1208).
 
     >>> X, y = np.array([[1.0], [2.0]]), np.array([1.0, 1.0])
-    >>> float(empirical_risk(squared_loss, linear_model(np.array([1.0])), X, y))
+    >>> f = lambda X: linear.linear_model(X, np.array([1.0]))
+    >>> float(empirical_risk(losses.squared_loss, f, X, y))
     0.5
     """
     _check_Xy(X, y)
@@ -129,7 +143,7 @@ def empirical_risk(loss: Loss, f: Callable[[Any], Any], X: Any, y: Any) -> Any:
         raise ValueError(
             f"f(X) must have the shape of y {tuple(y.shape)}; got {tuple(y_hat.shape)}"
         )
-    per_sample = loss(y_hat, y)
+    per_sample = _per_sample(loss, y_hat, y)
     xp = array_namespace(per_sample)
     return xp.mean(per_sample)
 
@@ -246,19 +260,20 @@ def expected_risk_mc(
     r"""E.3.5 by Monte Carlo: draw n fresh pairs from :math:`p(x, y)` and average the
     loss, :math:`\mathrm{ER}[f] \approx \frac1n\sum_i l(y_i, f(x_i))` (E.A.7).
 
-    sampler : ``sampler(n, rng)`` -> ``(X (n, ...), y (n,))``.
-    Returns an :class:`alice_lab.probability.MCEstimate` (mean, standard error, n).
+    loss, f : as in :func:`empirical_risk`; sampler : ``sampler(n, rng)`` ->
+    ``(X (n, ...), y (n,))``. Returns an :class:`alice_lab.probability.MCEstimate`
+    (mean, standard error, n).
 
     Book: §3.2.1, eq. E.3.5 and "a Monte Carlo approximation" (lines 1234-1240).
 
-    >>> est = expected_risk_mc(squared_loss, lambda X: X[:, 0],
+    >>> est = expected_risk_mc(losses.squared_loss, lambda X: X[:, 0],
     ...                        sample_linear, 20_000, np.random.default_rng(0))
     >>> abs(est.mean - 0.25) < 5 * est.stderr
     True
     """
     X, y = sampler(check_int(n, "n"), rng)
     _check_Xy(X, y)
-    per_sample = loss(f(X), y)
+    per_sample = _per_sample(loss, f(X), y)
     return mc_expectation(lambda v: v, per_sample)
 
 
@@ -273,8 +288,8 @@ def generalization_gap(
 
     Book: §3.2.1 (line 1242).
 
-    >>> f = linear_model(np.array([1.0]))
-    >>> generalization_gap(squared_loss, f, (np.ones((2, 1)), np.ones(2)),
+    >>> f = lambda X: linear.linear_model(X, np.array([1.0]))
+    >>> generalization_gap(losses.squared_loss, f, (np.ones((2, 1)), np.ones(2)),
     ...                    (np.ones((2, 1)), np.zeros(2)))
     1.0
     """

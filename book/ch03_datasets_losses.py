@@ -70,7 +70,8 @@ from alice_lab import probability, risk
 from alice_lab.backend import is_fast
 from alice_lab.data import load_diabetes, make_blobs, train_test_split
 from alice_lab.functional import softmax
-from alice_lab.losses import hinge, hinge_grad, margin, zero_one
+from alice_lab.linear import linear_model
+from alice_lab.losses import hinge, hinge_grad, margin, squared_loss, zero_one
 
 describe_figures()  # each figure's output also says in words what it shows
 
@@ -115,7 +116,9 @@ verify("C3-01")
 # from 0 to 1; `sample_biased(n, share)` draws from two groups with different
 # input–output relations, with a share of group 1 that a biased collection gets wrong.
 # A least-squares model fitted at $t = 0$ (by gradient descent on the empirical risk,
-# `risk.erm_gd`) degrades steadily as $t$ moves on.
+# `risk.erm_gd`) degrades steadily as $t$ moves on. The functions of `alice_lab.risk`
+# take a loss of `alice_lab.losses` as it is (they ask it for per-sample values, its
+# `reduction="none"`) and a model as a function of a batch of inputs.
 
 # %%
 X0, y0 = risk.sample_drifting(500, 0.0, rng)
@@ -124,8 +127,8 @@ ts = np.linspace(0, 1, 11)
 drift_risk = [
     float(
         risk.empirical_risk(
-            risk.squared_loss,
-            risk.linear_model(w0),
+            squared_loss,
+            lambda X: linear_model(X, w0),
             *risk.sample_drifting(4000, t, rng),
         )
     )
@@ -344,11 +347,16 @@ print(
     "w by numpy.linalg.lstsq:                    ",
     np.round(np.linalg.lstsq(Xr, yr, rcond=None)[0], 6),
 )
-risk_at_w = risk.empirical_risk(risk.squared_loss, risk.linear_model(res.x), Xr, yr)
+risk_at_w = risk.empirical_risk(squared_loss, lambda X: linear_model(X, res.x), Xr, yr)
 print(f"empirical risk at w*: {float(risk_at_w):.5f}")
 print(
     "squared loss of predictions approaching y = 1.5:",
-    np.round(risk.squared_loss(np.array([-1.0, 0.0, 1.0, 1.5]), np.full(4, 1.5)), 3),
+    np.round(
+        squared_loss(
+            np.array([-1.0, 0.0, 1.0, 1.5]), np.full(4, 1.5), reduction="none"
+        ),
+        3,
+    ),
 )
 verify("C3-06", "C3-07")
 
@@ -434,8 +442,8 @@ loss_margin.static_view(frames=5 if FAST else 13)
 Xd, yd = load_diabetes()
 Xd_tr, Xd_te, yd_tr, yd_te = train_test_split(Xd, yd, test_size=0.3, seed=0)
 table = risk.LookupTable(default=0.0).fit(Xd_tr, yd_tr)
-train_mse = float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_tr, yd_tr))
-test_mse = float(risk.empirical_risk(risk.squared_loss, table.predict, Xd_te, yd_te))
+train_mse = float(risk.empirical_risk(squared_loss, table.predict, Xd_tr, yd_tr))
+test_mse = float(risk.empirical_risk(squared_loss, table.predict, Xd_te, yd_te))
 print(f"look-up table: train MSE {train_mse:.1f}, test MSE {test_mse:.0f}")
 print(
     f"always predicting 0: test MSE {np.mean(yd_te**2):.0f}; "
@@ -493,13 +501,13 @@ A_tr, A_te = np.c_[Xd_tr, np.ones(len(Xd_tr))], np.c_[Xd_te, np.ones(len(Xd_te))
 w_lin = np.linalg.lstsq(A_tr, yd_tr, rcond=None)[0]
 models = {
     "look-up table": (table.predict, Xd_tr, Xd_te),
-    "linear model": (risk.linear_model(w_lin), A_tr, A_te),
+    "linear model": (lambda A: linear_model(A, w_lin), A_tr, A_te),
 }
 fig, ax = plt.subplots(figsize=(5, 3))
 for i, (name, (f, Ztr, Zte)) in enumerate(models.items()):
-    tr = float(risk.empirical_risk(risk.squared_loss, f, Ztr, yd_tr))
-    te = float(risk.empirical_risk(risk.squared_loss, f, Zte, yd_te))
-    gap = risk.generalization_gap(risk.squared_loss, f, (Ztr, yd_tr), (Zte, yd_te))
+    tr = float(risk.empirical_risk(squared_loss, f, Ztr, yd_tr))
+    te = float(risk.empirical_risk(squared_loss, f, Zte, yd_te))
+    gap = risk.generalization_gap(squared_loss, f, (Ztr, yd_tr), (Zte, yd_te))
     print(f"{name:>14}: train {tr:8.0f}, test {te:8.0f}, gap {gap:8.0f}")
     ax.bar([2 * i, 2 * i + 0.8], [tr, te], color=["tab:blue", "tab:orange"], width=0.8)
 ax.set(

@@ -26,6 +26,7 @@ from alice_lab import (
     graphs,
     linalg,
     linear,
+    losses,
     probability as P,
     risk,
     transformer,
@@ -320,7 +321,7 @@ SIZED = {
         "n",
         1,
         lambda v: risk.expected_risk_mc(
-            risk.squared_loss,
+            losses.squared_loss,
             lambda X: X[:, 0],
             sample_linear,
             v,

@@ -55,13 +55,13 @@ def _c3_01() -> str:
     "sample of the same size.",
 )
 def _c3_02() -> str:
+    from alice_lab.linear import linear_model
+    from alice_lab.losses import squared_loss
     from alice_lab.risk import (
         empirical_risk,
         erm_gd,
-        linear_model,
         sample_biased,
         sample_drifting,
-        squared_loss,
         squared_loss_grad,
     )
 
@@ -73,7 +73,9 @@ def _c3_02() -> str:
     risk = {
         t: float(
             empirical_risk(
-                squared_loss, linear_model(w), *sample_drifting(5000, t, rng)
+                squared_loss,
+                lambda X: linear_model(X, w),
+                *sample_drifting(5000, t, rng),
             )
         )
         for t in (0.0, 1.0)

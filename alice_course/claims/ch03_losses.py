@@ -23,12 +23,11 @@ from alice_course.claims._helpers import _np, _rng
     "target (for the hinge: towards the right side of the margin).",
 )
 def _c3_06() -> str:
-    from alice_lab.losses import hinge
-    from alice_lab.risk import squared_loss
+    from alice_lab.losses import hinge, squared_loss
 
     y = 1.5
     preds = np.linspace(-3.0, 1.5, 50)  # getting closer to y
-    sq = _np(squared_loss(preds, np.full(50, y)))
+    sq = _np(squared_loss(preds, np.full(50, y), reduction="none"))
     assert np.all(np.diff(sq) < 0), "squared loss does not decrease towards y"
     lab = np.ones(50)
     h = _np(hinge(np.linspace(-3.0, 1.0, 50), lab))
@@ -49,13 +48,9 @@ def _c3_06() -> str:
 def _c3_07() -> str:
     from sklearn.metrics import mean_squared_error
 
-    from alice_lab.risk import (
-        empirical_risk,
-        erm_gd,
-        linear_model,
-        squared_loss,
-        squared_loss_grad,
-    )
+    from alice_lab.linear import linear_model
+    from alice_lab.losses import squared_loss
+    from alice_lab.risk import empirical_risk, erm_gd, squared_loss_grad
 
     rng = _rng(7)
     X = rng.normal(size=(200, 3))
@@ -64,7 +59,7 @@ def _c3_07() -> str:
     w_ls = np.linalg.lstsq(X, y, rcond=None)[0]
     err = float(np.max(np.abs(_np(res.x) - w_ls)))
     assert err < 1e-8, f"GD vs lstsq: {err:.2e}"
-    risk = float(empirical_risk(squared_loss, linear_model(res.x), X, y))
+    risk = float(empirical_risk(squared_loss, lambda A: linear_model(A, res.x), X, y))
     ref = mean_squared_error(y, X @ w_ls)
     assert abs(risk - ref) < 1e-10, (risk, ref)
     return f"|w_GD - w_lstsq| = {err:.1e}; empirical risk {risk:.5f} = sklearn MSE"
@@ -179,7 +174,8 @@ def _c3_10() -> str:
     equation="E.3.5",
 )
 def _c3_11() -> str:
-    from alice_lab.risk import expected_risk_mc, sample_linear, squared_loss
+    from alice_lab.losses import squared_loss
+    from alice_lab.risk import expected_risk_mc, sample_linear
 
     sigma, n = 0.5, 10_000
 
@@ -211,7 +207,8 @@ def _c3_11() -> str:
 )
 def _c3_12() -> str:
     from alice_lab.data import load_diabetes, train_test_split
-    from alice_lab.risk import LookupTable, generalization_gap, squared_loss
+    from alice_lab.losses import squared_loss
+    from alice_lab.risk import LookupTable, generalization_gap
 
     X, y = load_diabetes()
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, seed=0)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alice_lab.risk import empirical_risk, sample_linear, squared_loss
+from alice_lab.losses import squared_loss
+from alice_lab.risk import empirical_risk, sample_linear
 
 __all__ = ["RiskSamples", "empirical_risks", "live_view", "static_view"]
 
