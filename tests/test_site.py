@@ -247,12 +247,119 @@ def test_chapter2_in_detail(open_at):
     assert (SHOTS / "ch02_preliminaries.png").stat().st_size > 50_000
 
 
-def test_claims_page_lists_every_claim_as_holding(open_at):
-    page, errors, _ = open_at("book/claims_and_errata.html", DESKTOP)
-    text = page.inner_text("main")
-    assert "✗ fails" not in text
-    assert text.count("✓ holds") >= 40, "the claims page lists too few claims"
+def _fits(page, width: int) -> None:
+    """Nothing on the page is wider than the screen, and no table cell's text is
+    cut: each cell's content fits inside it."""
+    overflow = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+    assert overflow <= 0, f"the page is {overflow} px wider than a {width} px screen"
+    cut = page.eval_on_selector_all(
+        "table.alice-claims-table, table.alice-claims-table td",
+        """els => els
+            .filter(e => e.scrollWidth > e.clientWidth + 1)
+            .map(e => `${e.scrollWidth} > ${e.clientWidth}: `
+                      + e.textContent.trim().slice(0, 50))""",
+    )
+    assert not cut, f"{len(cut)} cells cut off at {width} px, e.g. {cut[:3]}"
+    right = page.eval_on_selector_all(
+        "table.alice-claims-table",
+        "els => els.map(e => e.getBoundingClientRect().right)"
+        ".filter(r => r > innerWidth + 0.5)",
+    )
+    assert not right, f"tables reach past the right edge at {width} px: {right[:3]}"
+
+
+def _visible_chapters(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "[data-claims-chapter]",
+        "els => els.filter(e => e.getClientRects().length)"
+        ".map(e => e.dataset.claimsChapter)",
+    )
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_claims_page_lists_every_claim_and_fits(open_at, width):
+    """Every registered claim has a row, each holding (the chapters' own runs), and
+    the page fits a laptop and a phone."""
+    from alice_course import claims
+
+    page, errors, _ = open_at("book/claims.html", width)
+    registered = {c.id for c in claims.all_claims()}
+    rows = page.eval_on_selector_all(
+        "table.alice-claims-table tbody tr", "els => els.map(e => [e.id, e.className])"
+    )
+    assert {i for i, _ in rows} == registered and len(rows) == len(registered)
+    assert {k for _, k in rows} == {"alice-row-holds"}, "claims not holding"
+    _fits(page, width)
     assert not errors, errors[:3]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"claims_{width}.png"))
+
+
+def test_claims_page_filters_by_chapter(open_at):
+    """A chapter link shows that chapter alone (and its address says so); "all"
+    shows every chapter again."""
+    page, errors, _ = open_at("book/claims.html", DESKTOP)
+    every = _visible_chapters(page)
+    assert len(every) >= 15 and every[:2] == ["1", "2"]
+    page.click(".alice-chapter-filter a[data-chapter='7']")
+    page.wait_for_function("() => location.hash === '#claims-ch7'")
+    assert _visible_chapters(page) == ["7"]
+    ids = page.eval_on_selector_all(
+        "table.alice-claims-table tbody tr",
+        "els => els.filter(e => e.getClientRects().length).map(e => e.id)",
+    )
+    assert ids and all(re.match(r"^[CE]7-", i) for i in ids), ids[:5]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "claims_ch7.png"))
+    page.click(".alice-chapter-filter a[data-chapter='all']")
+    page.wait_for_function("() => location.hash === '#claims-all'")
+    assert _visible_chapters(page) == every
+    assert not errors, errors[:3]
+
+
+def test_claims_link_lands_on_the_verify_block(open_at):
+    """A claim's id links to its ✓ block on the chapter page: the block is the
+    page's target, on screen below the sticky header."""
+    page, _, _ = open_at("book/claims.html", DESKTOP)
+    href = page.get_attribute("tr#C7-03 td.alice-id a", "href")
+    assert href.endswith("ch07_convolutions.html#claim-C7-03"), href
+    chapter, errors, _ = open_at("book/" + href.split("/book/")[-1], DESKTOP)
+    chapter.wait_for_timeout(300)  # the theme's scroll handling
+    box = chapter.evaluate(
+        """() => { const t = document.querySelector(':target');
+                   if (!t) return null;
+                   const r = t.getBoundingClientRect();
+                   const h = document.querySelector('header.bd-header, .bd-header');
+                   const below = h ? h.getBoundingClientRect().bottom : 0;
+                   return {cls: t.className, top: r.top, below: below,
+                           text: t.innerText.slice(0, 40)}; }"""
+    )
+    assert box and "alice-claim" in box["cls"], box
+    assert box["below"] - 1 <= box["top"] < 900, box
+    assert "C7-03" in box["text"], box
+    chapter.screenshot(path=str(SHOTS / "claim_C7-03_target.png"))
+    assert not errors, errors[:3]
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_errata_page_shows_printed_and_corrected(open_at, width):
+    from alice_course import claims
+
+    page, errors, _ = open_at("book/errata.html", width)
+    errata = [c for c in claims.all_claims() if c.erratum]
+    rows = page.eval_on_selector_all(
+        "table.alice-errata-list tbody tr",
+        """els => els.map(e => [e.id,
+              e.querySelector('td.alice-printed').innerText,
+              e.querySelector('td.alice-corrected').innerText])""",
+    )
+    assert [r[0] for r in rows] == [c.id for c in errata]
+    _, printed, corrected = rows[0]
+    assert errata[0].erratum in printed and errata[0].statement in corrected
+    _fits(page, width)
+    assert not errors, errors[:3]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"errata_{width}.png"))
 
 
 def test_no_other_page_logs_a_javascript_error(open_at):
@@ -321,7 +428,8 @@ def test_static_widgets_fit_a_phone_and_are_sharp(open_at, name):
     [
         ("book/ch02_preliminaries.html", True),
         ("labs/student/lab02_gradient_descent.html", True),
-        ("book/claims_and_errata.html", False),
+        ("book/claims.html", False),
+        ("book/errata.html", False),
         ("book/benchmarks.html", False),
         ("book/instructors.html", False),
         ("credits.html", False),
@@ -329,8 +437,8 @@ def test_static_widgets_fit_a_phone_and_are_sharp(open_at, name):
     ],
 )
 def test_launch_buttons_only_where_the_notebook_runs(page, launchable):
-    """Colab and Binder open the chapters and labs; the Claims and Benchmarks pages
-    read the site build's records and are not meant to run there."""
+    """Colab and Binder open the chapters and labs; the Claims, Errata and Benchmarks
+    pages read the site build's records and are not meant to run there."""
     path = HTML / page
     assert path.exists(), f"no {page} in the site"
     text = path.read_text(encoding="utf-8")

@@ -28,6 +28,10 @@ def test_the_html_holds_mark_statement_locator_detail_and_the_source() -> None:
     r = _fake("conv(shift(X)) = shift(conv(X)) when a < b & c > d")
     page = claims.ClaimsBlock([r])._repr_html_()
     assert "✓" in page and "C7-98" in page
+    # the anchor that the Claims and Errata pages link to (ch07_….html#claim-C7-98)
+    assert (
+        page.count('id="claim-C7-98"') == 1 and claims.anchor(r.claim) == "claim-C7-98"
+    )
     # the statement, escaped: < and & never reach the page raw
     assert "when a &lt; b &amp; c &gt; d" in page
     assert "a < b" not in page and "b & c" not in page

@@ -6,14 +6,16 @@ Jupyter Book would execute runs here in a fresh kernel, ``jobs`` at a time, and 
 successful run is stored in Jupyter Book's own execution cache (jupyter-cache keyed on
 the code cells), so the site build finds every notebook executed and runs nothing.
 The same runs are the ones the test suite checks (``tests/test_notebooks.py``: every
-cell ran, none raised) and the claims page lists (each ``claims.verify`` call writes
-its results to a log while the chapter runs; the page reads the logs instead of
-running every check again).
+cell ran, none raised) and the Claims and Errata pages list (each ``claims.verify``
+call writes its results to the notebook's log while the chapter runs, and
+``tools/claims_pages.py`` makes the pages from the logs instead of running every check
+again).
 
 Kept under ``<build>/executed/``:
 
 - ``<stem>.ipynb``: the executed notebook (outputs included);
-- ``<stem>.claims.jsonl``: one line per claim the notebook verified;
+- ``<stem>.claims.jsonl``: one line per claim the notebook verified (id, chapter,
+  whether it held, what its check measured, the anchor of its block on the page);
 - ``records.json``: per notebook, whether it ran, how long it took, the failing cell's
   traceback if one raised, and hashes of the notebook and of ``alice_lab`` so that a
   record is only trusted while both are unchanged.
@@ -43,8 +45,6 @@ WATCHED = [
     "benchmarks/results/latest.md",
     "benchmarks/results/curves.json",
 ]
-#: Pages that read what the other notebooks recorded: they run after all the rest.
-READERS = ("book/claims_and_errata.ipynb",)
 TIMEOUT_S = 600
 #: frames per static view in the quick build (alice_course.widgets._anim.site_frames)
 STATIC_FRAMES = 12
@@ -129,7 +129,6 @@ def _kernel_env(fast: bool, claims_log: Path, threads: int) -> dict[str, str]:
         env.pop("ALICE_FAST", None)
         env.pop("ALICE_STATIC_FRAMES", None)
     env["ALICE_CLAIMS_LOG"] = str(claims_log)
-    env["ALICE_CLAIMS_DIR"] = str(claims_log.parent)
     return env
 
 
@@ -250,8 +249,8 @@ def run_all(
     names: list[str] | None = None, *, fast: bool, jobs: int = 2, force: bool = False
 ) -> dict[str, Record]:
     """Execute every notebook in ``names`` (default: the site's) that has no fresh,
-    successful record in the cache, ``jobs`` at a time, longest first; then the pages
-    that read the others' records. Returns every record, old and new."""
+    successful record in the cache, ``jobs`` at a time, longest first. Returns every
+    record, old and new."""
     names = site_notebooks() if names is None else names
     sha = inputs_hash()
     records = load_records(fast)
@@ -262,27 +261,23 @@ def run_all(
         or not (is_fresh(records.get(n), inputs_sha=sha) and records[n].ok)
         or not is_cached(n, fast)
     ]
-    first = [n for n in stale if n not in READERS]
-    if first:  # the pages built from the chapters' records must follow them
-        stale = first + [n for n in names if n in READERS and n not in first]
-    order = sorted(first, key=lambda n: -(records[n].seconds if n in records else 1e9))
+    order = sorted(stale, key=lambda n: -(records[n].seconds if n in records else 1e9))
     label = "quick" if fast else "full"
     print(
         f"executing {len(stale)} of {len(names)} notebooks ({label}, {jobs} at a time)"
     )
     threads = max(1, (os.cpu_count() or 1) // max(1, jobs))
-    for batch in (order, [n for n in stale if n in READERS]):
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            runs = [
-                pool.submit(execute, n, fast=fast, inputs_sha=sha, threads=threads)
-                for n in batch
-            ]
-            for done in as_completed(runs):
-                rec = done.result()
-                records[rec.name] = rec
-                mark = "ok " if rec.ok else "FAILED"
-                print(f"  {mark} {rec.seconds:6.1f} s  {rec.name}", flush=True)
-                save_records(records, fast)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        runs = [
+            pool.submit(execute, n, fast=fast, inputs_sha=sha, threads=threads)
+            for n in order
+        ]
+        for done in as_completed(runs):
+            rec = done.result()
+            records[rec.name] = rec
+            mark = "ok " if rec.ok else "FAILED"
+            print(f"  {mark} {rec.seconds:6.1f} s  {rec.name}", flush=True)
+            save_records(records, fast)
     return records
 
 
