@@ -108,8 +108,20 @@ verify("C9-02", "C9-03", "C9-04")
 # accuracy later reached "upward of 95%", a top-5 figure, next to a plot of top-1
 # accuracy. Top-5 error is never larger than top-1 error, as the check shows.
 # ```
+#
+# Both errors for a made-up classifier over 1000 classes: the five best guesses include
+# the best one, so a top-5 miss is always a top-1 miss too, and the top-5 error is the
+# smaller number.
 
 # %%
+g_in = torch.Generator().manual_seed(0)
+labels_in = torch.randint(0, 1000, (2000,), generator=g_in)
+logits_in = torch.randn(2000, 1000, generator=g_in, dtype=torch.float64)
+logits_in[torch.arange(2000), labels_in] += 3.0  # a classifier with some skill
+best5 = logits_in.topk(5, dim=1).indices  # its five best guesses, best first
+err1 = (best5[:, 0] != labels_in).double().mean().item()
+err5 = (best5 != labels_in[:, None]).all(1).double().mean().item()
+print(f"1000 classes: top-1 error {err1:.1%}, top-5 error {err5:.1%}")
 verify("E9-01")
 
 # %% [markdown]
@@ -204,8 +216,58 @@ verify("C9-74")
 # $\lVert\mathbf{a}\rVert^2 + \lVert\mathbf{b}\rVert^2$ (E.9.2). Finally the penalty can be
 # read as a constraint $R(\mathbf{w}) \le \mu$ (E.9.3): an ℓ2 ball is round, an ℓ1 ball
 # has corners on the axes, which is where constrained solutions tend to land.
+#
+# The three statements in numbers: how many of the ten diabetes coefficients lasso and
+# ridge set to zero at the same λ; the balanced factorisation $|a_i| = |b_i| =
+# \sqrt{|w_i|}$ against a thousand others; and projected gradient descent on a
+# quadratic inside an ℓ1 and an ℓ2 ball of the same radius. In the left panel, look at
+# where each solution lands: on the diamond's corner (an exact zero) and on the circle
+# (no zero). The right panel is the radius of the ball that gives the same solution as
+# the penalty λ (the norm of the ridge solution), used in the errata below.
 
 # %%
+lasso_1 = Lasso(alpha=1.0, fit_intercept=False, max_iter=20000).fit(X_d, y_d).coef_
+ridge_1 = Ridge(alpha=1.0, fit_intercept=False).fit(X_d, y_d).coef_
+print(f"λ = 1: lasso sets {(lasso_1 == 0).sum()} of 10 coefficients to exactly 0, "
+      f"ridge {(ridge_1 == 0).sum()}")  # fmt: skip
+
+# E.9.2: w = a ⊙ b with |a_i| = |b_i| = √|w_i|, against 1000 other factorisations
+w_ab = np.random.default_rng(2).normal(size=6)
+a_ab = np.sqrt(np.abs(w_ab))
+b_ab = np.sign(w_ab) * a_ab
+scales = np.exp(np.random.default_rng(3).normal(size=(1000, 6)))  # a·s and b/s
+others = ((a_ab * scales) ** 2).sum(1) + ((b_ab / scales) ** 2).sum(1)
+print(f"‖a‖² + ‖b‖² = {a_ab @ a_ab + b_ab @ b_ab:.4f} (balanced), 2‖w‖₁ = "
+      f"{2 * np.abs(w_ab).sum():.4f}, smallest of the others {others.min():.4f}")  # fmt: skip
+
+# E.9.3: projected gradient descent on a quadratic, inside balls of radius μ = 0.5
+A_c, b_c, mu_c = np.array([[1.0, 0.2], [0.2, 1.0]]), np.array([2.0, 0.6]), 0.5
+ends = {}
+for name, proj in (("ℓ1", rg.project_l1_ball), ("ℓ2", rg.project_l2_ball)):
+    w_c = np.zeros(2)
+    for _ in range(2000):
+        w_c = proj(w_c - 0.1 * (A_c @ w_c - b_c), mu_c)
+    ends[name] = w_c
+    print(f"{name} ball: the solution is {np.round(w_c, 4)}")
+mus_ridge = np.linalg.norm(ridge_path, axis=1)  # the radius matching each λ
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+g1, g2 = np.meshgrid(np.linspace(-0.8, 0.8, 200), np.linspace(-0.8, 0.8, 200))
+quad = 0.5 * (g1**2 + 0.4 * g1 * g2 + g2**2) - 2.0 * g1 - 0.6 * g2
+axes[0].contour(g1, g2, quad, 15, cmap="Greys", linewidths=0.6)
+t_c = np.linspace(0, 2 * np.pi, 200)
+axes[0].plot(mu_c * np.cos(t_c), mu_c * np.sin(t_c), "tab:blue", label="ℓ2 ball")
+axes[0].plot([mu_c, 0, -mu_c, 0, mu_c], [0, mu_c, 0, -mu_c, 0], "tab:red",
+             label="ℓ1 ball")  # fmt: skip
+for name, colour in (("ℓ2", "tab:blue"), ("ℓ1", "tab:red")):
+    axes[0].plot(*ends[name], "o", color=colour, ms=8, label=f"{name} solution")
+axes[0].set(title="E.9.3: the ℓ1 solution sits on a corner", xlabel="$w_1$",
+            ylabel="$w_2$", aspect="equal")  # fmt: skip
+axes[0].legend(fontsize=7, loc="lower left")
+axes[1].semilogx(lams, mus_ridge)
+axes[1].set(title="ridge on the diabetes data: μ(λ) = ‖w*(λ)‖", xlabel="penalty λ",
+            ylabel="radius μ of the matching ball")  # fmt: skip
+plt.show()
 verify("C9-12", "C9-13", "C9-14")
 
 # %% [markdown]
@@ -221,6 +283,15 @@ verify("C9-12", "C9-13", "C9-14")
 # ```
 
 # %%
+from scipy.optimize import minimize_scalar
+
+print(f"‖w‖₁ = Σ|w_i| = {np.abs(w_ab).sum():.4f} = numpy's 1-norm "
+      f"{np.linalg.norm(w_ab, 1):.4f}")  # fmt: skip
+best_a = minimize_scalar(lambda a: a**2 + (1.7 / a) ** 2, bounds=(0.01, 10),
+                         method="bounded", options={"xatol": 1e-10})  # fmt: skip
+print(f"w = 1.7: min over a of a² + (w/a)² = {best_a.fun:.6f} = 2|w| (SciPy)")
+print("μ(λ) for λ = 1e-4, 1e-2, 1, 1e2:",
+      np.round(np.interp([-4, -2, 0, 2], np.log10(lams), mus_ridge), 1))  # fmt: skip
 verify("E9-03", "E9-04", "E9-05")
 
 # %% [markdown]
@@ -253,8 +324,25 @@ verify("C9-15", "C9-16", "C9-17")
 #   `rg.EarlyStopping` does by default (`rule="book"` gives the printed test, restoring
 #   the best epoch).
 # ```
+#
+# The example of the box run through `rg.early_stopping_epoch` with both rules, and a
+# step so small that the loss test passes while the gradient is far from zero.
 
 # %%
+scores_book = [0.5, 0.6, 0.8, 0.7, 0.6]
+stop_b, best_b = rg.early_stopping_epoch(scores_book, 3, rule="book")
+print(f"printed test on {scores_book}, k = 3: fires at t = {stop_b}; t − k = "
+      f"{stop_b - 3} scored {scores_book[stop_b - 4]}, the best epoch is {best_b} "
+      f"({scores_book[best_b - 1]})")  # fmt: skip
+stop_u, best_u = rg.early_stopping_epoch([*scores_book, 0.6], 3)
+print(f"usual rule (best score k epochs old), one more epoch: stops at t = {stop_u}, "
+      f"t − k = {stop_u - 3} = best epoch {best_u}")  # fmt: skip
+
+# a small change of the loss is not a small gradient: L = w² at w = 3, step 1e-7
+w_s = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+(grad_s,) = torch.autograd.grad(w_s**2, w_s)
+change_s = ((w_s.detach() - 1e-7 * grad_s) ** 2 - 9.0) ** 2
+print(f"(ΔL)² = {change_s:.1e} ≤ ε = 1e-10 (test passed) while |∇L| = {grad_s:.0f}")
 verify("E9-19", "E9-06")
 
 # %% [markdown]
@@ -320,6 +408,12 @@ verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
 # ```
 
 # %%
+onehots = np.eye(10)[y_dig[0]], np.eye(10)[y_dig[1]]
+for rule in ("area", "random"):
+    _, y_rule, M_rule = au.cutmix(imgs[0], onehots[0], imgs[1], onehots[1], (4, 4),
+                                  lam=rule, rng=6)  # fmt: skip
+    print(f"lam={rule!r:9}: patch covers {M_rule.mean():.3f} of the image, label "
+          f"weight of the first digit {y_rule[y_dig[0]]:.3f}")  # fmt: skip
 verify("E9-07")
 
 # %% [markdown]
@@ -354,6 +448,84 @@ box_9_2.train()
 with torch.no_grad():
     y_mc = box_9_2(x16[:, None, :].repeat(1, 10, 1)).mean(1)
 print("MC dropout output", tuple(y_mc.shape))
+
+# %% [markdown]
+# What the masks do, in numbers. First the masks themselves: about a fraction $p$ of
+# their entries are 1, so $\mathbb{E}[\mathbf{M}\odot\mathbf{x}] = p\mathbf{x}$, and
+# dividing by $p$ (inverted dropout) makes the average come back to $\mathbf{x}$. Then
+# Box 9.2's network on one input: with dropout on 2 inputs and 3 hidden units there are
+# $2^5 = 32$ masks, so the exact expectation of the output is a sum of 32 terms. Replacing
+# each mask by its mean, which is what inference mode does, gives the same number for a
+# linear network and a different one with the ReLU: the expectation does not pass through
+# a non-linearity (Jensen's gap). Last, Monte Carlo dropout: 200 estimates for each number
+# of passes $k$. Look at where the estimates converge in the left panel (the exact
+# expectation, not the inference-mode output) and at the slope of their spread in the
+# right one ($1/\sqrt{k}$).
+
+# %%
+p_keep = 0.7  # the book's p; Box 9.2's nn.Dropout(0.3) drops 30%
+X_4 = np.random.default_rng(4).normal(size=(1, 4))
+many = np.repeat(X_4, 100_000, axis=0)
+kept = rg.dropout_mask(many.shape, p_keep, rng=5).mean()
+plain = rg.dropout(many, keep_prob=p_keep, rng=6, inverted=False).mean(0)
+inverted = rg.dropout(many, keep_prob=p_keep, rng=7).mean(0)
+print(f"mask entries equal to 1: {kept:.4f} (p = {p_keep}), so {1 - kept:.4f} dropped")
+print("x            :", X_4[0].round(3))
+print("mean of M⊙x  :", plain.round(3), " ≈ p·x =", (p_keep * X_4[0]).round(3))
+print("mean of M⊙x/p:", inverted.round(3), " ≈ x (inverted dropout)")
+
+# Box 9.2 on one input x: all 2⁵ = 32 masks, each with its probability
+W1_d = box_9_2[1].weight.detach().double().numpy().T  # (2, 3)
+b1_d = box_9_2[1].bias.detach().double().numpy()
+W2_d = box_9_2[4].weight.detach().double().numpy().T  # (3, 1)
+b2_d = box_9_2[4].bias.detach().double().numpy()
+x_d1 = np.array([1.0, -0.5])
+
+
+def box_net(masks, phi):  # inverted dropout with fixed 0/1 masks (inputs, hidden)
+    h = phi((masks[0] * x_d1 / p_keep) @ W1_d + b1_d)
+    return float(((masks[1] * h / p_keep) @ W2_d + b2_d)[0])
+
+
+for name, phi in (("linear", lambda h: h), ("ReLU", lambda h: np.maximum(h, 0))):
+    exact = rg.exact_dropout_expectation(lambda m, phi=phi: box_net(m, phi), [2, 3],
+                                         p_keep)  # fmt: skip
+    mean_mask = box_net([np.full(2, p_keep), np.full(3, p_keep)], phi)  # M → E[M]
+    print(f"{name:>6}: exact E over 32 masks {exact:+.4f}, masks replaced by their "
+          f"mean {mean_mask:+.4f}, gap {abs(exact - mean_mask):.4f}")  # fmt: skip
+x_t1 = torch.tensor(x_d1[None], dtype=torch.float32)
+print(f"torch eval mode on the ReLU network: {box_9_2.eval()(x_t1).item():+.4f}")
+
+# Monte Carlo dropout: k stochastic passes, 200 repetitions of the estimate
+box_9_2.train()
+torch.manual_seed(1)
+ks = [10, 100, 1000]
+with torch.no_grad():
+    mc = {k: box_9_2(x_t1.repeat(200 * k, 1)).reshape(200, k).mean(1).numpy()
+          for k in ks}  # fmt: skip
+exact_relu = rg.exact_dropout_expectation(
+    lambda m: box_net(m, lambda h: np.maximum(h, 0)), [2, 3], p_keep
+)
+print("spread of the MC estimate, k = 10, 100, 1000:",
+      np.round([mc[k].std() for k in ks], 4))  # fmt: skip
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+for i, k in enumerate(ks):
+    axes[0].plot(np.full(200, i) + np.random.default_rng(i).uniform(-0.2, 0.2, 200),
+                 mc[k], ".", ms=2, color="tab:blue")  # fmt: skip
+axes[0].axhline(exact_relu, color="k", label="exact expectation (32 masks)")
+axes[0].axhline(box_9_2.eval()(x_t1).item(), color="tab:red", ls="--",
+                label="eval mode (masks → their mean)")  # fmt: skip
+axes[0].set(xticks=range(3), xticklabels=[f"k = {k}" for k in ks],
+            ylabel="MC dropout estimate", title="200 MC estimates per k")  # fmt: skip
+axes[0].legend(fontsize=7)
+axes[1].loglog(ks, [mc[k].std() for k in ks], "o-", label="spread of the estimate")
+axes[1].loglog(ks, mc[10].std() * np.sqrt(10 / np.array(ks)), "k--", lw=1,
+               label="1/√k")  # fmt: skip
+axes[1].set(xlabel="passes k", ylabel="standard deviation", title="MC error")
+axes[1].legend(fontsize=7)
+plt.show()
+box_9_2.train()
 verify(
     "C9-29",
     "C9-30",
@@ -382,13 +554,44 @@ verify(
 # ```
 
 # %%
+torch.manual_seed(2)
+kept_torch = (torch.nn.Dropout(0.3).train()(torch.ones(100_000)) != 0).double().mean()
+kept_mine = (rg.dropout(np.ones(100_000), drop_prob=0.3, rng=8) != 0).mean()
+print(f"torch.nn.Dropout(0.3) keeps {kept_torch:.3f} of the units, "
+      f"rg.dropout(drop_prob=0.3) {kept_mine:.3f}: the book's p = 0.7")  # fmt: skip
+print(
+    f"so {1 - kept_torch:.3f} of them, {100 * (1 - kept_torch):.0f} percent, are dropped"
+)
+printed_box = "y = model(x[:, None, :].repeat(1, k, 1))\n    .mean(1)\n"
+try:
+    compile(printed_box, "Box 9.3 as printed", "exec")
+except SyntaxError as err:
+    print("Box 9.3 as printed:", type(err).__name__, "-", err.msg)
+compile("y = model(x[:, None, :].repeat(1, k, 1)).mean(1)", "Box 9.3", "exec")
+print("on one line it compiles")
 verify("E9-08", "E9-09", "E9-10")
 
 # %% [markdown]
 # Variants drop whole channels (**spatial dropout**), image patches (**cutout**) or
 # single weights (**DropConnect**, $(\mathbf{M}\odot\mathbf{W})\mathbf{x} + \mathbf{b}$).
+# Below, spatial dropout on a batch of ones: every channel's map is all 0 or all $1/p$,
+# as with `torch.nn.Dropout2d`; and DropConnect averaged over 5000 masks, which comes out
+# at $p\mathbf{W}\mathbf{x} + \mathbf{b}$.
 
 # %%
+maps = rg.spatial_dropout(np.ones((2, 4, 4, 6)), drop_prob=0.5, rng=0)
+print("spatial dropout, example 0, min / max of each channel's 4×4 map:",
+      maps[0].min((0, 1)), maps[0].max((0, 1)))  # fmt: skip
+torch.manual_seed(0)
+maps_t = torch.nn.Dropout2d(0.5)(torch.ones(2, 6, 4, 4, dtype=torch.float64))
+print("torch.nn.Dropout2d, example 0, the same:                      ",
+      maps_t[0].amin((1, 2)).numpy(), maps_t[0].amax((1, 2)).numpy())  # fmt: skip
+r_dc = np.random.default_rng(6)
+W_dc, x_dc, b_dc = r_dc.normal(size=(3, 4)), r_dc.normal(size=4), r_dc.normal(size=3)
+dc_mean = np.mean([rg.dropconnect_linear(x_dc, W_dc, b_dc, keep_prob=0.6, rng=s)
+                   for s in range(5000)], axis=0)  # fmt: skip
+print("DropConnect, mean of 5000 masked passes:", dc_mean.round(3),
+      "| pWx + b:", (0.6 * W_dc @ x_dc + b_dc).round(3))  # fmt: skip
 verify("C9-39", "C9-40")
 
 # %% [markdown]
@@ -400,6 +603,9 @@ verify("C9-39", "C9-40")
 # ```
 
 # %%
+for how in ("all", "one"):
+    co = au.cutout(np.ones((1, 8, 8, 3)), 3, rng=4, channels=how)
+    print(f"cutout channels={how!r}: zeros per channel", (co[0] == 0).sum((0, 1)))
 verify("E9-11")
 
 # %% [markdown]
@@ -434,6 +640,37 @@ dropout_view.static_view(k=100 if FAST else 300, frames=5 if FAST else 10)
 X_bn = rng.normal(5, 3, (1000, 2))
 out_bn = nz.batch_norm(X_bn, np.array([2.0, 0.5]), np.array([1.0, -1.0]), eps=0.0)
 print("column means", out_bn.mean(0).round(6), "variances", out_bn.var(0).round(6))
+
+# %% [markdown]
+# The outside references: scikit-learn's scalers, torch's `batch_norm` (with the biased
+# variance of E.9.9) and `BatchNorm2d` on images; the bias of a linear layer vanishes
+# under BN; and a `BatchNorm1d` on 3 features trains 2·3 numbers, the running
+# statistics being buffers.
+
+# %%
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+print("= scikit-learn's scalers:",
+      np.allclose(nz.minmax_scale(X_bn), MinMaxScaler().fit_transform(X_bn)),
+      np.allclose(nz.standard_scale(X_bn), StandardScaler().fit_transform(X_bn)))  # fmt: skip
+ref_bn = torch.nn.functional.batch_norm(
+    torch.as_tensor(X_bn), None, None, torch.tensor([2.0, 0.5], dtype=torch.float64),
+    torch.tensor([1.0, -1.0], dtype=torch.float64), training=True, eps=1e-12,
+)  # fmt: skip
+print("= torch's batch_norm (biased variance):", np.allclose(out_bn, ref_bn.numpy()))
+r_bn = np.random.default_rng(10)
+W_bn, b_bn = r_bn.normal(size=(2, 3)), r_bn.normal(size=3)
+print("BN(XW + b) = BN(XW), the bias is wasted:",
+      np.allclose(nz.batch_norm(X_bn @ W_bn + b_bn), nz.batch_norm(X_bn @ W_bn)))  # fmt: skip
+bn_c = torch.nn.BatchNorm1d(3)
+print("BatchNorm1d(3): trained", {k: tuple(v.shape) for k, v in bn_c.named_parameters()},
+      "| buffers", [k for k, _ in bn_c.named_buffers()])  # fmt: skip
+X_img4 = r_bn.normal(size=(4, 5, 5, 3))
+ref_2d = torch.nn.BatchNorm2d(3, dtype=torch.float64)(
+    torch.as_tensor(X_img4).permute(0, 3, 1, 2)
+).permute(0, 2, 3, 1)
+print("images: each channel pools b·h·w = 100 values, = BatchNorm2d:",
+      np.allclose(nz.batch_norm(X_img4), ref_2d.detach().numpy()))  # fmt: skip
 verify("C9-41", "C9-42", "C9-43", "C9-44", "C9-45", "C9-46", "C9-47", "C9-48")
 
 # %% [markdown]
@@ -447,6 +684,11 @@ verify("C9-41", "C9-42", "C9-43", "C9-44", "C9-45", "C9-46", "C9-47", "C9-48")
 # ```
 
 # %%
+print("variances after the affine step:", out_bn.var(0).round(4),
+      "= α² =", np.array([2.0, 0.5]) ** 2)  # fmt: skip
+x_low = np.random.default_rng(9).normal(0, 0.01, (64, 1))  # a feature with std 0.01
+for eps in (0.0, 1e-5, 1e-3):
+    print(f"ε = {eps:g}: output std {nz.batch_norm(x_low, eps=eps).std():.3f}")
 verify("E9-12", "E9-20")
 
 # %% [markdown]
@@ -468,6 +710,27 @@ for _ in range(5):
     bn_torch(torch.as_tensor(xb))
 print("running mean, alice_lab:", bn_mine.running_mean.round(4))
 print("running mean, torch    :", bn_torch.running_mean.numpy().round(4))
+
+# %% [markdown]
+# The same example placed in two different batches: in training mode its output changes
+# with its batch-mates, in inference mode it does not; and torch refuses a training batch
+# of one example, whose variance is zero.
+
+# %%
+x_one = np.random.default_rng(11).normal(size=(1, 3))
+batches = [
+    np.vstack([x_one, np.random.default_rng(s).normal(2, 3, (7, 3))]) for s in (12, 13)
+]
+bn_e = nz.BatchNorm(3)
+outs = [bn_e(b)[0] for b in batches]  # training mode: batch statistics
+print("the same example in two batches, training mode:", np.round(outs, 3).tolist())
+bn_e.eval()
+outs = [bn_e(b)[0] for b in batches]
+print("... in inference mode:                          ", np.round(outs, 3).tolist())
+try:
+    torch.nn.BatchNorm1d(3)(torch.randn(1, 3))
+except ValueError as err:
+    print("a batch of one in training mode:", str(err).split(",")[0])
 verify("C9-49", "C9-50", "C9-51", "C9-52", "C9-53")
 
 # %% [markdown]
@@ -478,8 +741,26 @@ verify("C9-49", "C9-50", "C9-51", "C9-52", "C9-53")
 # "small value λ = 0.01" just copies the last batch. PyTorch's `momentum=0.1` is
 # the weight on the *new* batch, i.e. λ = 0.9.
 # ```
+#
+# Fifty noisy batch means around 2, averaged with three values of λ from a start at 0:
+# λ = 0.01 returns the last batch's mean, λ = 0.9 (torch's default, which the cell
+# reproduces) smooths them, λ = 0.99 smooths more and has not yet forgotten its start.
 
 # %%
+r_ema = np.random.default_rng(14)
+noise = r_ema.normal(0, 1, (16, 1))
+noise -= noise.mean()  # every batch has exactly the mean below
+batch_means = 2.0 + r_ema.normal(0, 0.5, 50)
+bn_ema = torch.nn.BatchNorm1d(1, momentum=0.1, dtype=torch.float64)
+for m in batch_means:
+    bn_ema(torch.as_tensor(m + noise))
+for lam_r in (0.01, 0.9, 0.99):
+    run = 0.0
+    for m in batch_means:
+        run = lam_r * run + (1 - lam_r) * m
+    print(f"λ = {lam_r:<4}: running mean after 50 batches {run:.3f}")
+print(f"last batch mean {batch_means[-1]:.3f}; torch momentum=0.1: "
+      f"{bn_ema.running_mean.item():.3f} (= λ = 0.9)")  # fmt: skip
 verify("E9-13")
 
 # %% [markdown]
@@ -630,8 +911,26 @@ verify("C9-66", "C9-67", "C9-68")
 #   (Liu et al., 2022, the paper cited); ResNeXt (Xie et al., 2017) is a bottleneck with
 #   grouped 3×3 convolutions and no expansion.
 # ```
+#
+# The three blocks of `alice_lab.residual` on a random batch: the naive block never goes
+# below its input and equals it wherever the ReLU is off; the two-convolution block goes
+# negative unless the final ReLU of He et al. is applied; and the block with a depthwise
+# convolution and a 4× expansion is the ConvNeXt one.
 
 # %%
+torch.manual_seed(0)
+x_rb = torch.randn(4, 8, 6, 6)
+with torch.no_grad():
+    h_naive = rs.NaiveResBlock(8)(x_rb)
+    h_pre = rs.BasicBlock(8, post_relu=False)(x_rb)
+    h_he = rs.BasicBlock(8)(x_rb)
+print(f"ReLU(BN(Conv(x))) + x: h ≥ x everywhere {bool((h_naive >= x_rb).all())}, "
+      f"h = x on {(h_naive == x_rb).double().mean():.0%} of the entries")  # fmt: skip
+print(f"two-convolution block, smallest output: without the final ReLU "
+      f"{h_pre.min():.2f}, with it (He et al.) {h_he.min():.2f}")  # fmt: skip
+cnx = rs.ConvNeXtBlock(96)
+print(f"ConvNeXt block: depthwise 7×7 (groups = {cnx.dw.groups}), channels 96 → "
+      f"{cnx.up.out_features} → {cnx.down.out_features}, {type(cnx.norm).__name__}")  # fmt: skip
 verify("E9-16", "E9-18", "E9-17")
 
 # %% [markdown]
