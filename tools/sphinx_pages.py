@@ -18,8 +18,9 @@
   second time when it prepares the pages, and the second ``const`` declaration is a
   JavaScript error on every page.
 - Launch buttons (Colab, Binder) only on the pages that run there: the chapters, the
-  appendices and the labs. The Claims and Benchmarks pages are notebooks too, but they
-  read the site build's records and are not meant to run in Colab.
+  appendices and the labs. The Benchmarks page is a notebook too, but it reads the
+  benchmark results and is not meant to run in Colab (the Claims and Errata pages are
+  Markdown, filled in by ``tools/claims_pages.py``).
 """
 
 from __future__ import annotations
