@@ -387,7 +387,8 @@ np.set_printoptions()
 # %% [markdown]
 # Loaded into an ordinary `torch.nn.Sequential(Linear(1, 2m), Sigmoid(), Linear(2m, 1,
 # bias=False))`, these weights compute the same function as the sum of bins, and the
-# generic `ap.mlp_forward` gives the same numbers on NumPy, PyTorch and JAX arrays.
+# generic `ap.staircase_forward` (chapter 5's `layers.mlp_forward` with sigmoid units,
+# in this layout) gives the same numbers on NumPy, PyTorch and JAX arrays.
 
 # %%
 approx15 = ap.bin_approximation(ap.sin_over_x, 15, domain=DOMAIN)
@@ -400,7 +401,7 @@ with torch.no_grad():
 print("max |torch network − sum of bins| =", np.abs(net - approx15(xg)).max())
 for name in ["numpy", "torch", "jax"]:
     xb = to_backend(xg, name)
-    out = ap.mlp_forward(xb, weights15.W1, weights15.b1, weights15.W2)
+    out = ap.staircase_forward(xb, weights15.W1, weights15.b1, weights15.W2)
     library = type(out).__module__.split(".")[0]
     print(
         f"{name:>5}: {library:>6} array, max |network − sum of bins| = "

@@ -131,7 +131,7 @@ def test_network_form_equals_the_step_sum(rng, w):
     assert p.hidden_units == 22 and p.n_params == 6 * 11
     x = np.linspace(-1, 11, 2001)
     np.testing.assert_allclose(
-        ap.mlp_forward(x, p.W1, p.b1, p.W2),
+        ap.staircase_forward(x, p.W1, p.b1, p.W2),
         ap.staircase(x, c, d, h, w),
         rtol=0,
         atol=1e-10,
@@ -246,7 +246,7 @@ def test_parity_over_backends(backend, rng):
         "bin": (ap.bin_fn(x, 2.0, 5.0, 1.0, 30.0), ap.bin_fn(xh, 2.0, 5.0, 1.0, 30.0)),
         "staircase": (ap.staircase(x, c, d, h, w), staircase_by_hand(xh, c, d, h, w)),
         "network": (
-            ap.mlp_forward(x, p.W1, p.b1, p.W2),
+            ap.staircase_forward(x, p.W1, p.b1, p.W2),
             staircase_by_hand(xh, c, d, h, w),
         ),
         "sin_over_x": (ap.sin_over_x(x), np.sinc(xh / np.pi)),
@@ -306,13 +306,13 @@ def test_staircase_under_jax_jit():
             r"heights must have shape \(2,\); got \(1,\)",
         ),
         (
-            lambda: ap.mlp_forward(
+            lambda: ap.staircase_forward(
                 np.zeros((3, 1)), np.ones((1, 2)), np.ones(2), np.ones((2, 1))
             ),
             r"x must have shape \(N,\)",
         ),
         (
-            lambda: ap.mlp_forward(
+            lambda: ap.staircase_forward(
                 np.zeros(3), np.ones((2, 1)), np.ones(2), np.ones((2, 1))
             ),
             r"W1 must have shape \(1, 2\); got \(2, 1\)",

@@ -586,8 +586,8 @@ LISTED = {
         [2.0, -1.0],
         True,
     ),
-    "mlp_forward": (  # σ(10x) - σ(10x - 10)
-        lambda lib: approximation.mlp_forward(
+    "staircase_forward": (  # σ(10x) - σ(10x - 10)
+        lambda lib: approximation.staircase_forward(
             on(lib, [0.0, 0.5, 1.0]), [[10, 10]], [0, -10], [[1], [-1]]
         ),
         _expit([0.0, 5.0, 10.0]) - _expit([-10.0, -5.0, 0.0]),

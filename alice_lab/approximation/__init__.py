@@ -13,7 +13,7 @@ The staircase is written here twice, so that the two can be compared:
 - :func:`staircase` is the book's sum of bins, one bin at a time;
 - :func:`mlp_weights` writes the same model as a one-hidden-layer network,
   :math:`f(x) = \sigma(x\mathbf{W}_1 + \mathbf{b}_1)\mathbf{W}_2`, with explicit
-  weights, evaluated by :func:`mlp_forward` (any backend) or loaded into a
+  weights, evaluated by :func:`staircase_forward` (any backend) or loaded into a
   ``torch.nn.Sequential`` by :func:`torch_sequential`.
 
 Parameters of a construction (bin centres, heights) are small host-side NumPy arrays;
@@ -49,8 +49,9 @@ from alice_lab.approximation.network import (
     MLPWeights,
     Staircase,
     bin_approximation,
-    mlp_forward,
+    mlp_forward as mlp_forward,  # staircase_forward's old name: warns, one release
     mlp_weights,
+    staircase_forward,
     torch_sequential,
 )
 
@@ -65,7 +66,6 @@ __all__ = [
     "box",
     "hidden_units",
     "loglog_slope",
-    "mlp_forward",
     "mlp_weights",
     "mse",
     "mse_on_grid",
@@ -73,6 +73,7 @@ __all__ = [
     "sigmoid",
     "sin_over_x",
     "staircase",
+    "staircase_forward",
     "step",
     "torch_sequential",
 ]

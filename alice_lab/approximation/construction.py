@@ -191,7 +191,7 @@ def staircase(x: Any, centers: Any, delta: float, heights: Any, w: float = 1e4) 
 
     x : any shape -> same shape; centers, heights : (m,) (NumPy, lists, or x's
     namespace). One bin at a time, so memory stays O(size of x) whatever m is; the
-    network form :func:`mlp_forward` computes the same numbers through an (N, 2m)
+    network form :func:`staircase_forward` computes the same numbers through an (N, 2m)
     hidden layer.
 
     Book: Appendix B §B.3, E.B.3 (lines 7070-7074).

@@ -1,8 +1,9 @@
 r"""The staircase as a one-hidden-layer network,
 :math:`f(x) = \sigma(x\mathbf{W}_1 + \mathbf{b}_1)\mathbf{W}_2`, with explicit weights
-(:func:`mlp_weights`), evaluated on any backend (:func:`mlp_forward`) or loaded into a
-``torch.nn.Sequential`` (:func:`torch_sequential`); :func:`bin_approximation` builds
-the whole construction for a target function.
+(:func:`mlp_weights`), evaluated on any backend (:func:`staircase_forward`, which is
+chapter 5's :func:`alice_lab.layers.mlp_forward` in the appendix's layout) or loaded
+into a ``torch.nn.Sequential`` (:func:`torch_sequential`); :func:`bin_approximation`
+builds the whole construction for a target function.
 
 Book: Appendix B (lines 7011-7087).
 """
@@ -16,21 +17,23 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab._compat import renamed
 from alice_lab.approximation._checks import _domain, _like, _number, _vector
-from alice_lab.approximation.construction import bin_averages, bins, sigmoid, staircase
+from alice_lab.approximation.construction import bin_averages, bins, staircase
 from alice_lab.backend import (
     array_namespace,
     as_float_array,
     device_of,
     to_numpy,
 )
+from alice_lab.layers import mlp_forward as _mlp_forward
 
 __all__ = [
     "MLPWeights",
     "Staircase",
     "bin_approximation",
-    "mlp_forward",
     "mlp_weights",
+    "staircase_forward",
     "torch_sequential",
 ]
 
@@ -92,16 +95,19 @@ def mlp_weights(centers: Any, delta: float, heights: Any, w: float = 1e4) -> MLP
     return MLPWeights(W1, b1, W2)
 
 
-def mlp_forward(x: Any, W1: Any, b1: Any, W2: Any) -> Any:
-    r"""The network :math:`f(x) = \sigma(x\mathbf{W}_1 + \mathbf{b}_1)\mathbf{W}_2`.
+def staircase_forward(x: Any, W1: Any, b1: Any, W2: Any) -> Any:
+    r"""The staircase network :math:`f(x) = \sigma(x\mathbf{W}_1 + \mathbf{b}_1)
+    \mathbf{W}_2`: one input, one hidden layer of sigmoids, one output, no output bias.
 
     x : (N,) one input per example -> (N,); W1 (1, k), b1 (k,), W2 (k, 1), moved to
-    x's namespace if needed. The hidden layer is an (N, k) array.
+    x's namespace if needed. It is chapter 5's :func:`alice_lab.layers.mlp_forward`
+    with ``phi="sigmoid"`` on the column ``x[:, None]`` and a zero output bias, in the
+    appendix's layout (the weights of :func:`mlp_weights`, no bias to carry).
 
     Book: Appendix B, the one-hidden-layer model of line 7026 with k neurons.
 
     >>> p = mlp_weights([0.5], 0.2, [3.0])
-    >>> mlp_forward([0.0, 0.5, 1.0], p.W1, p.b1, p.W2).round(6).tolist()
+    >>> staircase_forward([0.0, 0.5, 1.0], p.W1, p.b1, p.W2).round(6).tolist()
     [0.0, 3.0, 0.0]
     """
     x = as_float_array(x, "x")
@@ -114,8 +120,19 @@ def mlp_forward(x: Any, W1: Any, b1: Any, W2: Any) -> Any:
     k = b1.shape[0]
     W1 = _like(W1, x, xp, "W1", shape=(1, k))
     W2 = _like(W2, x, xp, "W2", shape=(k, 1))
-    H = sigmoid(xp.reshape(x, (-1, 1)) @ W1 + b1)  # (N, 1) @ (1, k) + (k) -> (N, k)
-    return xp.reshape(H @ W2, (-1,))  # (N, k) @ (k, 1) -> (N,)
+    no_bias = xp.zeros((1,), dtype=W2.dtype, device=device_of(x))
+    params = [{"W": W1, "b": b1}, {"W": W2, "b": no_bias}]
+    out = _mlp_forward(params, xp.reshape(x, (-1, 1)), phi="sigmoid")  # (N, 1)
+    return xp.reshape(out, (-1,))
+
+
+#: the name before ``staircase_forward``, for one release (appendix B's notebook)
+mlp_forward = renamed(
+    "alice_lab.approximation.mlp_forward",
+    staircase_forward,
+    "alice_lab.approximation.staircase_forward",
+    "alice_lab.layers.mlp_forward is chapter 5's MLP",
+)
 
 
 def torch_sequential(weights: MLPWeights, dtype: Any = None) -> Any:
