@@ -664,32 +664,33 @@ plt.legend()
 plt.show()
 
 # %% [markdown]
-# Generation uses the decoding methods of Part II (`alice_lab.sequence.
-# sample_next_token`: temperature, top-k, top-p). With the KV cache the model sees one
-# new character per step; without it, the whole prefix again. Greedy decoding and
-# seeded sampling produce exactly the same characters both ways.
+# Generation is the decoding loop of Part II (`alice_lab.sequence.generate`, with
+# `sample_next_token`: temperature, top-k, top-p) fed with the GPT's next-token logits:
+# `T.gpt_generate`. With the KV cache the model sees one new character per step;
+# without it, the whole prefix again. Greedy decoding and seeded sampling produce
+# exactly the same characters both ways.
 
 # %%
 gpt = res.model
 prompt = tok.encode("The ")
 N_GEN = 60 if FAST else 200
-with_cache = T.generate(
+with_cache = T.gpt_generate(
     gpt, prompt, N_GEN, temperature=0.8, top_k=10, rng=1, use_cache=True
 )
-without = T.generate(
+without = T.gpt_generate(
     gpt, prompt, N_GEN, temperature=0.8, top_k=10, rng=1, use_cache=False
 )
 print(repr(tok.decode(with_cache)))
 assert with_cache == without
-greedy_a = T.generate(gpt, prompt, 30, temperature=0.0, use_cache=True)
-assert greedy_a == T.generate(gpt, prompt, 30, temperature=0.0, use_cache=False)
+greedy_a = T.gpt_generate(gpt, prompt, 30, temperature=0.0, use_cache=True)
+assert greedy_a == T.gpt_generate(gpt, prompt, 30, temperature=0.0, use_cache=False)
 print("✓ KV-cache generation = full recomputation (sampled and greedy)")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 for use in (True, False):
     t0 = time.perf_counter()
-    T.generate(gpt, prompt, N_GEN, temperature=0.0, use_cache=use)
+    T.gpt_generate(gpt, prompt, N_GEN, temperature=0.0, use_cache=use)
     print(f"use_cache={use}: {time.perf_counter() - t0:.2f} s for {N_GEN} characters")
 
 # %% [markdown]

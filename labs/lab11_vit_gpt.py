@@ -266,8 +266,8 @@ print(
 )
 gpt = res.model
 prompt = tok.encode("The ")
-a = T.generate(gpt, prompt, 40, temperature=0.8, top_k=10, rng=0, use_cache=True)
-b = T.generate(gpt, prompt, 40, temperature=0.8, top_k=10, rng=0, use_cache=False)
+a = T.gpt_generate(gpt, prompt, 40, temperature=0.8, top_k=10, rng=0, use_cache=True)
+b = T.gpt_generate(gpt, prompt, 40, temperature=0.8, top_k=10, rng=0, use_cache=False)
 print(repr(tok.decode(a)))
 print("KV cache = recomputation:", a == b)
 

@@ -352,10 +352,10 @@ SIZED = {
             graphs.GCN(np.eye(3), [3, 2]), np.eye(3), [0, 1, 0], [1, 1, 0], epochs=v
         ),
     ),
-    "gpt generate max_new_tokens": (
+    "gpt_generate max_new_tokens": (
         "max_new_tokens",
         0,
-        lambda v: transformer.generate(_tiny_gpt(), [0], v),
+        lambda v: transformer.gpt_generate(_tiny_gpt(), [0], v),
     ),
     "train_gpt steps": (
         "steps",

@@ -28,7 +28,7 @@ LAZY = {
     "alice_lab.autodiff.frameworks": ["TrainableSwish", "trainable_swish_jax"],
     "alice_lab.graphs": ["GCN"],
     "alice_lab.attention": ["MultiHeadAttention"],
-    "alice_lab.transformer": ["GPT", "generate"],
+    "alice_lab.transformer": ["GPT", "gpt_generate"],
 }
 
 

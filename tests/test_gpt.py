@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 import alice_lab.attention as A  # noqa: E402
 import alice_lab.transformer as T  # noqa: E402
-from alice_lab.transformer.gpt import generate  # noqa: E402
+from alice_lab.transformer.gpt import gpt_generate  # noqa: E402
 
 
 def _gpt(seed=0, context=24, vocab=11):
@@ -51,16 +51,18 @@ def test_cached_forward_equals_full_forward():
 )
 def test_kv_cache_generation_gives_the_tokens_of_recomputation(kw):
     model = _gpt()
-    a, la = generate(model, [1, 2, 3], 15, use_cache=True, return_logits=True, **kw)
-    b, lb = generate(model, [1, 2, 3], 15, use_cache=False, return_logits=True, **kw)
+    a, la = gpt_generate(model, [1, 2, 3], 15, use_cache=True, return_logits=True, **kw)
+    b, lb = gpt_generate(
+        model, [1, 2, 3], 15, use_cache=False, return_logits=True, **kw
+    )
     assert a == b and len(a) == 18
     np.testing.assert_allclose(la, lb, rtol=1e-10, atol=1e-10)
 
 
 def test_generation_past_the_context_slides_the_window_identically():
     model = _gpt(context=8)
-    a = generate(model, [1, 2], 12, temperature=0.0, use_cache=True)
-    b = generate(model, [1, 2], 12, temperature=0.0, use_cache=False)
+    a = gpt_generate(model, [1, 2], 12, temperature=0.0, use_cache=True)
+    b = gpt_generate(model, [1, 2], 12, temperature=0.0, use_cache=False)
     assert a == b and len(a) == 14
 
 
@@ -71,7 +73,7 @@ def test_sequences_longer_than_the_context_raise():
     with pytest.raises(ValueError, match=r"expected token ids \(b, n\)"):
         model(torch.zeros(9, dtype=torch.long))
     with pytest.raises(ValueError, match="at least one token"):
-        generate(model, [], 3)
+        gpt_generate(model, [], 3)
 
 
 def test_gpt_is_causal():

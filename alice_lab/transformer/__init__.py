@@ -14,8 +14,8 @@ Generic array functions (NumPy, torch, JAX; no torch import at ``import alice_la
 
 PyTorch modules (loaded on first use): ``TransformerBlock``, ``DecoderBlock``,
 ``EncoderDecoder``, ``DecoderOnly`` (:mod:`.models`); ``PatchEmbed``,
-``ViT``, ``MixerBlock``, ``Mixer`` (:mod:`.vit`); ``GPT``, ``generate``, ``train_gpt``
-(:mod:`.gpt`). The attention module they use is
+``ViT``, ``MixerBlock``, ``Mixer`` (:mod:`.vit`); ``GPT``, ``gpt_generate``,
+``train_gpt`` (:mod:`.gpt`). The attention module they use is
 :class:`alice_lab.attention.MultiHeadAttention`.
 
 Book: §10.3 (lines 5470-5564) and Chapter 11 (lines 5604-5942).
@@ -67,10 +67,12 @@ _LAZY = {
     "MixerBlock": ".vit",
     "Mixer": ".vit",
     "GPT": ".gpt",
-    "generate": ".gpt",
+    "gpt_generate": ".gpt",
     "train_gpt": ".gpt",
     "lm_batches": ".gpt",
 }
+#: ``generate``, gpt_generate's old name: warns for one release (not in ``__all__``)
+_OLD_NAMES = {"generate": ".gpt"}
 
 __all__ = [
     "add_class_token",
@@ -103,4 +105,4 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY)
+__getattr__ = lazy_getattr(__name__, {**_LAZY, **_OLD_NAMES})

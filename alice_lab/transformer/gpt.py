@@ -20,10 +20,12 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from alice_lab._compat import renamed
 from alice_lab.backend import check_int, to_numpy
+from alice_lab.sequence import generate as _generate
 from alice_lab.transformer.models import DecoderOnly
 
-__all__ = ["GPT", "TrainResult", "generate", "lm_batches", "train_gpt"]
+__all__ = ["GPT", "TrainResult", "gpt_generate", "lm_batches", "train_gpt"]
 
 
 class GPT(DecoderOnly):
@@ -31,18 +33,8 @@ class GPT(DecoderOnly):
     logits; n ≤ context, otherwise ValueError."""
 
 
-def _sample(logits: np.ndarray, temperature, top_k, top_p, rng) -> int:
-    from alice_lab.sequence import sample_next_token
-
-    return int(
-        sample_next_token(
-            logits, temperature=temperature, top_k=top_k, top_p=top_p, rng=rng
-        )
-    )
-
-
 @torch.no_grad()
-def generate(
+def gpt_generate(
     model: DecoderOnly,
     prompt: list[int],
     max_new_tokens: int,
@@ -54,36 +46,62 @@ def generate(
     use_cache: bool = True,
     return_logits: bool = False,
 ):
-    """Autoregressive generation: prompt + ``max_new_tokens`` sampled tokens (list of
-    ints). Sampling is :func:`alice_lab.sequence.sample_next_token` (temperature 0 =
-    greedy). With ``use_cache`` the model sees one new token per step; when the text
-    outgrows the context, both paths slide a window over the last ``context`` tokens
-    (the cache is rebuilt, since every position moves).
+    """Autoregressive generation from a decoder-only model: prompt + ``max_new_tokens``
+    sampled tokens (list of ints).
+
+    The loop and the sampling are chapter 8's :func:`alice_lab.sequence.generate`
+    (temperature 0 = greedy); what is the model's is the next-token logits. With
+    ``use_cache`` the model sees one new token per step; when the text outgrows the
+    context, both paths slide a window over the last ``context`` tokens (the cache is
+    rebuilt, since every position moves). ``rng`` is a NumPy Generator or a seed (None:
+    a fresh unseeded generator). ``return_logits`` also returns the (max_new_tokens, V)
+    logits of every step.
+
+    Book: §8.4.1 (sampling) and §11.2.3 (the KV cache, lines 5755-5771).
     """
     if len(prompt) == 0:
         raise ValueError("the prompt must hold at least one token")
     model.eval()
-    rng = (
-        np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
-    )
+    if not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(rng)
     device = next(model.parameters()).device
-    tokens = list(prompt)
     caches = None
     all_logits = []
-    for _ in range(check_int(max_new_tokens, "max_new_tokens", low=0)):
-        window = tokens[-model.context :]
+
+    def next_logits(tokens: list[int]) -> np.ndarray:
+        nonlocal caches
         if use_cache and caches is not None and len(tokens) <= model.context:
             x = torch.tensor([tokens[-1:]], device=device)
             logits = model(x, caches)[0, -1]
         else:
             caches = model.new_caches() if use_cache else None
+            window = tokens[-model.context :]
             logits = model(torch.tensor([window], device=device), caches)[0, -1]
             if len(tokens) >= model.context:
                 caches = None  # the next step slides the window: recompute
         row = to_numpy(logits).astype(np.float64)
         all_logits.append(row)
-        tokens.append(_sample(row, temperature, top_k, top_p, rng))
+        return row
+
+    tokens = _generate(
+        next_logits,
+        prompt,
+        max_new_tokens,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        rng=rng,
+    )
     return (tokens, np.stack(all_logits)) if return_logits else tokens
+
+
+#: the name before ``gpt_generate``, for one release (chapter 11's notebook, lab 11)
+generate = renamed(
+    "alice_lab.transformer.generate",
+    gpt_generate,
+    "alice_lab.transformer.gpt_generate",
+    "alice_lab.sequence.generate is chapter 8's loop for any next-token function",
+)
 
 
 def lm_batches(data: np.ndarray, batch: int, n: int, rng: np.random.Generator):
