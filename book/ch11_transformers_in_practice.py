@@ -125,9 +125,64 @@ plt.show()
 # denominator, so token 0 still depends on token 5. With torch autograd we measure
 # $\partial\mathbf{h}_s/\partial\mathbf{x}_t$ for $t > s$: it is exactly zero for the
 # additive mask and for a stack of three causal blocks. Adding a mask of zeros does
-# nothing at all, since $e^0 = 1$.
+# nothing at all, since $e^0 = 1$. In the figure, black marks the pairs where output
+# $s$ depends on input $t$: the post-softmax mask leaves the whole square black, the
+# additive mask and the stack of blocks leave everything above the diagonal white. The
+# last line compares the masked attention with torch's `is_causal=True`.
 
 # %%
+from scipy.special import softmax
+
+X6 = torch.as_tensor(np.random.default_rng(3).standard_normal((6, 4)))
+keep = torch.tril(torch.ones(6, 6, dtype=torch.float64))
+
+
+def mask_after(X):  # the book's "Wrong" variant: zero the weights after the softmax
+    return (torch.softmax(X @ X.T / 2, -1) * keep) @ X
+
+
+def mask_inside(X):  # the additive mask, −∞ above the diagonal
+    return torch.softmax(X @ X.T / 2 + torch.as_tensor(att.causal_mask(6)), -1) @ X
+
+
+blocks_c = [T.init_block_params(4, 2, 8, rng=s) for s in range(3)]
+blocks_c = [{k: {a: torch.as_tensor(b) for a, b in v.items()} for k, v in p_.items()}
+            for p_ in blocks_c]  # fmt: skip
+
+
+def three_blocks(X):  # three pre-norm blocks with causal attention
+    for p_ in blocks_c:
+        X = T.transformer_block(X, p_, heads=2, causal=True)
+    return X
+
+
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), layout="constrained")
+for ax, (name, f) in zip(axes, [("mask after the softmax", mask_after),
+                                ("additive mask", mask_inside),
+                                ("three causal blocks", three_blocks)], strict=True):  # fmt: skip
+    leak = torch.autograd.functional.jacobian(f, X6).abs().amax(dim=(1, 3)).numpy()
+    print(f"{name:<22}: largest |∂h_s/∂x_t| over t > s = {np.triu(leak, 1).max():.3g}")
+    ax.imshow(leak > 0, cmap="Greys", vmin=0, vmax=1)
+    ax.set(title=name, xlabel="input token t", ylabel="output token s")
+fig.suptitle("Which inputs each output depends on (torch Jacobian; black = yes)")
+plt.show()
+
+w_zero = np.asarray(att.attention_weights(Q, K, mask=np.zeros((6, 6))))
+print(
+    "a mask of zeros moves the weights by",
+    np.abs(w_zero - np.asarray(att.attention_weights(Q, K))).max(),
+)
+print(
+    "row 0 of the causal weights:",
+    A[0].round(3),
+    "| upper triangle all 0:",
+    bool(np.all(np.triu(A, 1) == 0)),
+)
+ref_causal = F.scaled_dot_product_attention(
+    *map(torch.as_tensor, (Q, K, V)), is_causal=True
+)
+print("masked attention vs torch is_causal=True:",
+      np.abs(np.asarray(att.scaled_dot_product_attention(Q, K, V, mask=M)) - ref_causal.numpy()).max())  # fmt: skip
 verify("C11-02", "C11-03", "C11-04", "C11-05")
 
 # %% [markdown]
@@ -151,9 +206,26 @@ verify("E11-01")
 # $-\infty$. That gives the same weights in float32 and float64, with two caveats: a row
 # whose keys are *all* masked (padding) becomes uniform instead of NaN, and in float16
 # $-10^9$ is itself $-\infty$ (the smallest float16 is $-65504$), so dtype-aware
-# constants such as `finfo(dtype).min` are safer.
+# constants such as `finfo(dtype).min` are safer. Each of these, with SciPy's softmax:
 
 # %%
+upper = np.triu(np.ones((6, 6), bool), 1)
+for dt in (np.float32, np.float64):
+    with_inf = softmax(np.where(upper, -np.inf, S).astype(dt), axis=1)
+    with_big = softmax((S + np.where(upper, -1e9, 0.0)).astype(dt), axis=1)
+    print(
+        f"{dt.__name__}: −∞ vs −1e9 differ by {np.abs(with_inf - with_big).max():.1e}"
+    )
+with np.errstate(invalid="ignore"):
+    print("a row with every key masked, −∞ :", softmax(np.full(4, -np.inf)))
+print("a row with every key masked, −1e9:", softmax(np.full(4, -1e9)))
+with np.errstate(over="ignore"):
+    print(
+        "float16(−1e9) =",
+        np.float16(-1e9),
+        "| smallest float16:",
+        np.finfo(np.float16).min,
+    )
 verify("C11-07")
 
 # %% [markdown]
@@ -192,6 +264,29 @@ Wq, Wk, Wv = (rng.standard_normal((5, 3)) for _ in range(3))
 X, Z = rng.standard_normal((4, 5)), rng.standard_normal((9, 5))
 ca = np.asarray(att.scaled_dot_product_attention(X @ Wq, Z @ Wk, Z @ Wv))
 print("CA(X, Z) shape for n=4, m=9:", ca.shape)
+
+# %% [markdown]
+# The other three statements: the diagonal case is self-attention; cross-attention is
+# the first $n$ rows of self-attention on $[\mathbf{X};\mathbf{Z}]$ with the
+# $\mathbf{X}$ columns masked out; renumbering $\mathbf{X}$ renumbers the output, and
+# shuffling $\mathbf{Z}$ changes nothing.
+
+# %%
+sa3 = lambda X1, X2, X3: np.asarray(
+    att.scaled_dot_product_attention(X1 @ Wq, X2 @ Wk, X3 @ Wv)
+)
+print("SA(X, X, X) − self-attention of X:",
+      np.abs(sa3(X, X, X) - np.asarray(att.self_attention(X, Wq, Wk, Wv))).max())  # fmt: skip
+XZ = np.vstack([X, Z])  # 4 + 9 tokens; the X rows may look only at the Z columns
+M_xz = np.zeros((13, 13))
+M_xz[:4, :4] = -np.inf
+sa_xz = att.scaled_dot_product_attention(XZ @ Wq, XZ @ Wk, XZ @ Wv, mask=M_xz)
+print("CA(X, Z) − the first 4 rows of masked SA on [X; Z]:",
+      np.abs(ca - np.asarray(sa_xz)[:4]).max())  # fmt: skip
+r_ca = np.random.default_rng(9)
+pX, pZ = r_ca.permutation(4), r_ca.permutation(9)
+print("CA(PX, Z) − P·CA(X, Z):", np.abs(sa3(X[pX], Z, Z) - ca[pX]).max(),
+      "| CA(X, PZ) − CA(X, Z):", np.abs(sa3(X, Z[pZ], Z[pZ]) - ca).max())  # fmt: skip
 verify("C11-08", "C11-09", "C11-10", "C11-11")
 
 # %% [markdown]
@@ -203,9 +298,24 @@ verify("C11-08", "C11-09", "C11-10", "C11-11")
 # $\mathbf{V} \sim (M, v)$. Set $\mathbf{W}_q = \mathbf{I}$, drop the scaling and swap
 # the softmax for any activation $\phi$: what remains, $\phi(\mathbf{X}\mathbf{K})
 # \mathbf{V}$ (E.11.3), is a two-layer MLP. An MLP can thus be read as attention over
-# trainable keys and values.
+# trainable keys and values. Both steps in numbers, the second against a bias-free
+# two-layer MLP built in torch with $\mathbf{W}_1 = \mathbf{K}^\top$, $\mathbf{W}_2 =
+# \mathbf{V}^\top$:
 
 # %%
+r_mem = np.random.default_rng(12)
+X_mem, K_mem, V_mem = (r_mem.standard_normal(s) for s in ((5, 4), (4, 9), (9, 3)))
+memory = att.scaled_dot_product_attention(X_mem @ np.eye(4), K_mem.T, V_mem, scale=1.0)
+print("NeuralMemory with W_q = I, no √k: − softmax(XK)V =",
+      np.abs(np.asarray(memory) - softmax(X_mem @ K_mem, axis=1) @ V_mem).max())  # fmt: skip
+mlp_t = torch.nn.Sequential(torch.nn.Linear(4, 9, bias=False), torch.nn.ReLU(),
+                            torch.nn.Linear(9, 3, bias=False)).double()  # fmt: skip
+with torch.no_grad():
+    mlp_t[0].weight.copy_(torch.as_tensor(K_mem.T))
+    mlp_t[2].weight.copy_(torch.as_tensor(V_mem.T))
+    mlp_out = mlp_t(torch.as_tensor(X_mem)).numpy()
+print("φ = ReLU: ReLU(XK)V − torch's two-layer MLP (W₁ = Kᵀ, W₂ = Vᵀ) =",
+      np.abs(T.mlp_block(X_mem, K_mem, V_mem, phi="relu") - mlp_out).max())  # fmt: skip
 verify("C11-12")
 
 # %% [markdown]
@@ -224,8 +334,33 @@ verify("C11-12")
 # paper: the queries come from the decoder stream and the **keys and values** from
 # $\mathbf{H}$, so the output has one row per decoder token.
 # ```
+#
+# What to look at below: the decoder layer has one attention and one layer norm more
+# than the encoder layer (the parameter difference, against torch's layers); our
+# decoder block returns one row per decoder token whatever the encoder's length; and an
+# (untrained) encoder-decoder gives target-length logits for sources of two lengths.
 
 # %%
+enc_l = torch.nn.TransformerEncoderLayer(16, 4, 64, batch_first=True)
+dec_l = torch.nn.TransformerDecoderLayer(16, 4, 64, batch_first=True)
+n_enc, n_dec = (sum(t.numel() for t in m_.parameters()) for m_ in (enc_l, dec_l))
+print(f"e = 16: torch decoder layer {n_dec} parameters (ours "
+      f"{T.block_param_count(16, 4, 64, bias=True, cross=True)}), encoder layer {n_enc}; "
+      f"difference {n_dec - n_enc} = 4e² + 4e + 2e = {4 * 16**2 + 6 * 16}")  # fmt: skip
+r_dec = np.random.default_rng(13)
+p_dec = T.init_block_params(16, 4, 64, rng=r_dec, cross=True)
+H_enc = r_dec.standard_normal((9, 16))  # encoder output: m = 9 tokens
+for n_out in (3, 5):  # queries come from the decoder stream, so one row per its token
+    Y_dec = r_dec.standard_normal((n_out, 16))
+    print(f"decoder stream {n_out} tokens, encoder output 9 tokens → decoder block "
+          f"output {T.decoder_block(Y_dec, H_enc, p_dec, heads=4).shape}")  # fmt: skip
+torch.manual_seed(0)
+ed_shapes = T.EncoderDecoder(10, 11, e=16, heads=2, depth=1, context=8).eval()
+for n_src in (4, 7):
+    logits_s = ed_shapes(
+        torch.zeros(1, n_src, dtype=torch.long), torch.zeros(1, 5, dtype=torch.long)
+    )
+    print(f"source of {n_src} tokens, target of 5: logits {tuple(logits_s.shape)}")
 verify("C11-01", "C11-13", "E11-02")
 
 # %% [markdown]
@@ -314,6 +449,11 @@ print("NumPy vs torch:", np.abs(box_np - box_torch.numpy()).max(),
 # ```
 
 # %%
+Qt_b, Kt_b, Vt_b = map(torch.as_tensor, (Qb, Kb, Vb))
+for scale in (1.0, None):
+    ref_b = F.scaled_dot_product_attention(Qt_b, Kt_b, Vt_b, scale=scale).numpy()
+    print(f"Box 11.1 − torch SDPA with scale = {scale or '1/√k (default)'}: "
+          f"{np.abs(box_np - ref_b).max():.2e}")  # fmt: skip
 verify("E11-03")
 
 # %% [markdown]
@@ -342,7 +482,37 @@ plt.title("Attention time on this CPU")
 plt.legend()
 plt.show()
 
+# %% [markdown]
+# Times are noisy; operation counts are not. Torch's FLOP counter on the naive attention,
+# on the cross-attention from $r = 4$ latent tokens (the next paragraph) and on a 1-D
+# convolution, next to the formulas: doubling n multiplies the first by 4 and the other
+# two by 2.
+
 # %%
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def mult_adds(fn, *args):  # torch's FLOP counter counts 2 per multiply-add
+    with FlopCounterMode(display=False) as fc:
+        fn(*args)
+    return fc.get_total_flops() // 2
+
+
+def attend(Q_, K_, V_):  # Box 11.1's one line
+    return torch.softmax(Q_ @ K_.T, -1) @ V_
+
+
+k_f = v_f = 8
+r_f, conv_w = 4, torch.zeros(8, 8, 3)
+print("     n   attention  n²(k+v)   r latents  n·r(k+v)   conv1d (k = 3)")
+for n_f in (64, 128, 256, 512):
+    Qf, Kf, Vf = torch.zeros(n_f, k_f), torch.zeros(n_f, k_f), torch.zeros(n_f, v_f)
+    Lat = torch.zeros(r_f, k_f)
+    full = mult_adds(attend, Qf, Kf, Vf)
+    lat = mult_adds(attend, Lat, Kf, Vf)
+    conv = mult_adds(lambda x: F.conv1d(x, conv_w, padding=1), torch.zeros(1, 8, n_f))
+    print(f"{n_f:6d} {full:11d} {n_f**2 * (k_f + v_f):9d} {lat:11d} "
+          f"{n_f * r_f * (k_f + v_f):9d} {conv:10d}")  # fmt: skip
 verify("C11-15", "C11-16")
 
 # %% [markdown]
@@ -373,8 +543,47 @@ verify("C11-38")
 # exactly. An algorithm can thus stream over the chunks, keeping two running sums; this
 # is the core of FlashAttention. Normalising each chunk on its own, instead, gives the
 # wrong answer.
+#
+# Below, the peak memory that Python's `tracemalloc` sees for the naive code (×4 when n
+# doubles) and for `chunked_attention` (almost flat), then the two ways of combining
+# three chunks for one query.
 
 # %%
+import tracemalloc
+
+
+def peak_mb(fn, n_m):
+    r_m = np.random.default_rng(17)
+    Qm, Km, Vm = (r_m.standard_normal((n_m, 8)) for _ in range(3))
+    tracemalloc.start()
+    fn(Qm, Km, Vm)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+for n_m in (512, 1024, 2048):
+    naive_mb = peak_mb(att.naive_attention, n_m)
+    chunk_mb = peak_mb(lambda Q_, K_, V_: att.chunked_attention(
+        Q_, K_, V_, chunk_size=64, query_chunk_size=64), n_m)  # fmt: skip
+    print(
+        f"n = {n_m}: peak memory naive {naive_mb:6.1f} MiB, chunked {chunk_mb:5.2f} MiB"
+    )
+
+# one query, 12 keys in 3 chunks: the sums of the chunks' h_i and L_i
+r_ch = np.random.default_rng(18)
+q1, K12, V12 = (
+    r_ch.standard_normal(4),
+    r_ch.standard_normal((12, 4)),
+    r_ch.standard_normal((12, 3)),
+)
+parts = np.split(np.arange(12), 3)
+h_i = [np.exp(K12[c] @ q1) @ V12[c] for c in parts]
+L_i = [np.exp(K12[c] @ q1).sum() for c in parts]
+exact = softmax(K12 @ q1) @ V12
+print("Σh_i / ΣL_i − softmax(Kq)ᵀV:", np.abs(sum(h_i) / sum(L_i) - exact).max())
+print("each chunk normalised on its own, then averaged:",
+      np.abs(np.mean([h / L for h, L in zip(h_i, L_i, strict=True)], 0) - exact).max())  # fmt: skip
 verify("C11-17", "C11-18")
 
 # %% [markdown]
@@ -398,6 +607,23 @@ with np.errstate(over="ignore", invalid="ignore"):
         att.chunked_attention(1000 * Qc, Kc, Vc, chunk_size=3, stable=False)
     )
 print("book formula, NaN rows:", np.isnan(naive).any(1).sum(), "of 8")
+
+# %% [markdown]
+# With the running maximum the same scores give torch's result, for any chunk size, with
+# and without the causal mask:
+
+# %%
+ref_1000 = F.scaled_dot_product_attention(
+    *map(torch.as_tensor, (1000 * Qc, Kc, Vc))
+).numpy()
+for cs in (1, 3, 8):
+    stable = np.asarray(att.chunked_attention(1000 * Qc, Kc, Vc, chunk_size=cs))
+    causal_ = np.asarray(att.chunked_attention(Qc, Kc, Vc, chunk_size=cs, causal=True))
+    ref_c = F.scaled_dot_product_attention(
+        *map(torch.as_tensor, (Qc, Kc, Vc)), is_causal=True
+    )
+    print(f"chunks of {cs}: running max, scores ×1000 − torch {np.abs(stable - ref_1000).max():.1e}; "
+          f"causal − torch {np.abs(causal_ - ref_c.numpy()).max():.1e}")  # fmt: skip
 verify("C11-19", "C11-20")
 
 # %% [markdown]
@@ -408,8 +634,40 @@ verify("C11-19", "C11-20")
 # "keys and queries". Our simulation with four "devices" matches full attention only
 # when keys and values travel together.
 # ```
+#
+# The simulation: four "devices", each keeping its chunk of queries and running the
+# online softmax on the chunks that reach it.
+
 
 # %%
+def ring(Q_, K_, V_, devices, travelling):  # device i keeps query chunk i
+    qs, ks, vs = (np.array_split(a, devices) for a in (Q_, K_, V_))
+    out = []
+    for i in range(devices):
+        m_, L_, h_ = -np.inf, 0.0, 0.0
+        for step in range(devices):  # the chunk j that has reached device i
+            j = (i + step) % devices
+            q_ = qs[j] if travelling == "K, Q" else qs[i]
+            v_ = vs[j] if travelling == "K, V" else vs[i]
+            s_ = q_ @ ks[j].T / np.sqrt(Q_.shape[1])
+            new = np.maximum(m_, s_.max(1, keepdims=True))
+            L_ = L_ * np.exp(m_ - new) + np.exp(s_ - new).sum(1, keepdims=True)
+            h_ = h_ * np.exp(m_ - new) + np.exp(s_ - new) @ v_
+            m_ = new
+        out.append(h_ / L_)
+    return np.concatenate(out)
+
+
+r_ring = np.random.default_rng(22)
+Qr, Kr, Vr = (
+    r_ring.standard_normal((12, 4)),
+    r_ring.standard_normal((12, 4)),
+    r_ring.standard_normal((12, 3)),
+)
+ref_ring = F.scaled_dot_product_attention(*map(torch.as_tensor, (Qr, Kr, Vr))).numpy()
+for travelling in ("K, V", "K, Q"):
+    print(f"4 devices, {travelling} travel the ring: − torch attention "
+          f"{np.abs(ring(Qr, Kr, Vr, 4, travelling) - ref_ring).max():.2e}")  # fmt: skip
 verify("E11-06")
 
 # %% [markdown]
@@ -462,8 +720,80 @@ else:
 # (Figure F.11.4). Decoding with the cache equals recomputing everything. The price is
 # memory that grows linearly with the text, where a causal convolution only needs its
 # receptive field.
+#
+# Here is the cache at work on one causal attention layer with random projections.
+# Tokens arrive one by one; with the cache each step projects only the new token, appends
+# its key and value and computes one row of attention, and we compare that row with a
+# full recomputation over the prefix at every step, and the whole run with torch's causal
+# attention. Then the cost of producing token $t$: with the cache, $3e^2$ for the
+# projections plus $t(k + v)$ for the row; without it, $3te^2 + t^2(k + v)$. In the
+# figure, the counted operations (left) and the measured time (right, best of five runs)
+# of the two grow at different rates: linearly against quadratically in $t$.
 
 # %%
+# one causal attention layer generating T_kv tokens, one at a time
+T_kv, e_kv = (96, 32) if FAST else (256, 64)
+r_kv = np.random.default_rng(23)
+X_kv = r_kv.standard_normal((T_kv, e_kv))
+Wq_kv, Wk_kv, Wv_kv = (
+    r_kv.standard_normal((e_kv, e_kv)) / np.sqrt(e_kv) for _ in range(3)
+)
+cache, rows_cached, gap_full = att.KVCache(), [], 0.0
+for t in range(1, T_kv + 1):
+    x_t = X_kv[t - 1 : t]  # the newest token
+    cache.append(x_t @ Wk_kv, x_t @ Wv_kv)  # one key and one value more
+    rows_cached.append(np.asarray(cache.attend(x_t @ Wq_kv)))  # one new row
+    P_t = X_kv[:t]  # without the cache: every token again, the whole causal matrix
+    full_t = att.scaled_dot_product_attention(
+        P_t @ Wq_kv, P_t @ Wk_kv, P_t @ Wv_kv, causal=True
+    )
+    gap_full = max(gap_full, np.abs(np.asarray(full_t)[-1] - rows_cached[-1][0]).max())
+ref_kv = F.scaled_dot_product_attention(
+    *(torch.as_tensor(X_kv @ W_) for W_ in (Wq_kv, Wk_kv, Wv_kv)), is_causal=True
+).numpy()
+print(f"{T_kv} cached steps: largest gap to full recomputation {gap_full:.1e}, "
+      f"to torch's causal attention {np.abs(np.concatenate(rows_cached) - ref_kv).max():.1e}")  # fmt: skip
+print(f"cache after {T_kv} tokens: {cache.nbytes()} bytes = T·(k + v)·8, growing by "
+      f"{2 * e_kv * 8} bytes a token; a GPT-2-small-sized model (12 layers, 12 heads, "
+      f"k = v = 64, float16) at n = 1024 holds "
+      f"{att.kv_cache_bytes(1024, 12, 12, 64, 64, 'float16') / 2**20:.0f} MiB")  # fmt: skip
+
+# the cost of producing token t: multiply-adds, and the best of 5 timings
+steps = np.arange(1, T_kv + 1)
+ops = {"with cache": 3 * e_kv**2 + steps * 2 * e_kv,  # 3 projections, one row
+       "full recomputation": 3 * steps * e_kv**2 + steps**2 * 2 * e_kv}  # fmt: skip
+checks = [t for t in (8, 16, 32, 64, 128, 256) if t <= T_kv]
+ms = {name: [] for name in ops}
+for t in checks:
+    x_t, P_t, best = X_kv[t - 1 : t], X_kv[:t], {name: np.inf for name in ops}
+    for _ in range(5):
+        c_t = att.KVCache()
+        c_t.append(P_t[:-1] @ Wk_kv, P_t[:-1] @ Wv_kv)  # the t − 1 tokens before
+        t0 = time.perf_counter()
+        c_t.append(x_t @ Wk_kv, x_t @ Wv_kv)
+        c_t.attend(x_t @ Wq_kv)
+        t1 = time.perf_counter()
+        att.scaled_dot_product_attention(
+            P_t @ Wq_kv, P_t @ Wk_kv, P_t @ Wv_kv, causal=True
+        )
+        t2 = time.perf_counter()
+        best = {"with cache": min(best["with cache"], t1 - t0),
+                "full recomputation": min(best["full recomputation"], t2 - t1)}  # fmt: skip
+    for name in ops:
+        ms[name].append(1e3 * best[name])
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+for name, colour in (("with cache", "tab:blue"), ("full recomputation", "tab:red")):
+    axes[0].loglog(steps, ops[name], color=colour, label=name)
+    axes[1].loglog(checks, ms[name], "o-", color=colour, label=name)
+axes[0].set(xlabel="step t", ylabel="multiply-adds for token t",
+            title="operations per new token")  # fmt: skip
+axes[1].set(xlabel="step t", ylabel="milliseconds (best of 5)",
+            title="time per new token on this CPU")  # fmt: skip
+for ax in axes:
+    ax.legend()
+fig.suptitle("Decoding with and without the KV cache (the saving of F.11.4, counted)")
+plt.show()
 verify("C11-22", "C11-23")
 
 # %% [markdown]
@@ -514,6 +844,31 @@ axes[1].set_title("tokens 0-11, row-major order")
 for ax in axes:
     ax.axis("off")
 plt.show()
+
+# %% [markdown]
+# The count that motivates patches; Box 11.2's einops pattern on a batch of 32 RGB 64×64
+# images against `T.patchify`; and the patch projection against a torch convolution whose
+# stride equals its kernel size.
+
+# %%
+import einops
+
+print(f"64×64 image: {64 * 64} pixel tokens, or {(64 // 8) ** 2} tokens of 8×8 patches; "
+      f"the n² attention cost drops by {(64 * 64) ** 2 // (64 // 8) ** 4} = 8⁴")  # fmt: skip
+r_pt = np.random.default_rng(26)
+batch_pt = r_pt.standard_normal((32, 64, 64, 3))  # Box 11.2's batch, channels last
+box_11_2 = einops.rearrange(torch.as_tensor(batch_pt).permute(0, 3, 1, 2),
+                            "b c (h ph) (w pw) -> b (h w) (ph pw c)", ph=8, pw=8)  # fmt: skip
+ours_pt = T.patchify(batch_pt, 8)
+print("Box 11.2 with einops:", tuple(box_11_2.shape), "| T.patchify:", ours_pt.shape,
+      "| equal:", np.array_equal(box_11_2.numpy(), ours_pt))  # fmt: skip
+W_pe, b_pe = r_pt.standard_normal((8 * 8 * 3, 16)), r_pt.standard_normal(16)
+conv_pe = F.conv2d(torch.as_tensor(batch_pt[:2]).permute(0, 3, 1, 2),
+                   torch.as_tensor(W_pe.reshape(8, 8, 3, 16)).permute(3, 2, 0, 1),
+                   torch.as_tensor(b_pe), stride=8)  # kernel 8, stride 8  # fmt: skip
+print("patch projection − torch Conv2d(kernel = stride = 8):",
+      np.abs(T.patch_embed(batch_pt[:2], W_pe, b_pe, 8)
+             - conv_pe.flatten(2).transpose(1, 2).numpy()).max())  # fmt: skip
 verify("C11-24", "C11-25", "C11-26", "C11-27")
 
 # %% [markdown]
@@ -544,6 +899,8 @@ for _epoch in range(3 if FAST else 15):
     with torch.no_grad():
         vit_acc.append((vit(imgs[te]).argmax(1) == labels[te]).float().mean().item())
 print("ViT test accuracy by epoch:", np.round(vit_acc, 3))
+print("positional embeddings", tuple(vit.pos.shape), "(16 patches + the class token);",
+      "class token", tuple(vit.cls.shape))  # fmt: skip
 verify("C11-28")
 
 # %% [markdown]
@@ -569,9 +926,32 @@ print(
 # %% [markdown]
 # Once every modality is a sequence of tokens of the same size, a multimodal model
 # simply concatenates them (Figure F.11.6); without positional or modality embeddings
-# the block still cannot tell which token came from where.
+# the block still cannot tell which token came from where. Below, 16 image tokens and 5
+# text tokens in one sequence, through torch's encoder layer: shuffling the joint
+# sequence only shuffles the output.
 
 # %%
+r_mm = np.random.default_rng(29)
+img_tok = T.patchify(r_mm.standard_normal((8, 8, 3)), 2) @ r_mm.standard_normal((12, 8))
+txt_tok = r_mm.standard_normal((50, 8))[
+    [3, 14, 15, 9, 2]
+]  # 5 rows of an embedding table
+joint = T.concat_modalities(img_tok, txt_tok)
+print("image tokens", img_tok.shape, "+ text tokens", txt_tok.shape, "→", joint.shape)
+torch.manual_seed(0)
+layer_mm = (
+    torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    .double()
+    .eval()
+)
+perm_mm = r_mm.permutation(len(joint))
+with torch.no_grad():
+    out_mm = layer_mm(torch.as_tensor(joint[None]))[0].numpy()
+    out_pm = layer_mm(torch.as_tensor(joint[perm_mm][None]))[0].numpy()
+print(
+    "shuffle the joint sequence: block(PS) − P·block(S) =",
+    np.abs(out_pm - out_mm[perm_mm]).max(),
+)
 verify("C11-29")
 
 # %% [markdown]
@@ -580,9 +960,24 @@ verify("C11-29")
 # **Parallel blocks** compute $\mathbf{H} + \text{MLP}(\mathbf{H}) +
 # \text{MHA}(\mathbf{H})$, so the first projections of both branches can be one matrix
 # product. **Multi-query attention** shares one key and one value projection across
-# heads, which makes the KV cache $h$ times smaller.
+# heads, which makes the KV cache $h$ times smaller. In numbers: the fused and the
+# separate projections give the same parallel block, a different model from the
+# sequential one; and the parameters and cache of multi-query attention.
 
 # %%
+r_par = np.random.default_rng(30)
+P_par = T.init_block_params(8, 2, 16, rng=r_par)
+X_par = r_par.standard_normal((5, 8))
+par = T.parallel_block(X_par, P_par, heads=2)
+print("parallel block, fused first projections − separate ones:",
+      np.abs(T.parallel_block(X_par, P_par, heads=2, fused=True) - par).max())  # fmt: skip
+seq_ = X_par + att.multi_head_attention(X_par, P_par["attn"], heads=2)
+seq_ = seq_ + T.mlp_block(seq_, P_par["mlp"]["W1"], P_par["mlp"]["W2"], phi="relu")
+print("parallel − sequential block (same weights):", np.abs(par - seq_).max().round(3))
+e_q, h_q, k_q = 64, 8, 8
+print(f"e = {e_q}, h = {h_q}, k = v = {k_q}: MHA {att.mha_param_count(e_q, h_q, k_q, k_q, e_q)} "
+      f"parameters, MQA {h_q * e_q * k_q + 2 * e_q * k_q + h_q * k_q * e_q}; KV cache per token "
+      f"{2 * h_q * k_q} vs {2 * k_q} numbers (÷{h_q})")  # fmt: skip
 verify("C11-30", "C11-31")
 
 # %% [markdown]
@@ -607,6 +1002,14 @@ print(
     .max()
     .round(3),
 )
+print("Mixer parameters for n = 6 and n = 7 tokens:", T.mixer_param_count(6, 4, 8, 8),
+      T.mixer_param_count(7, 4, 8, 8))  # fmt: skip
+try:
+    T.mixer_block(np.zeros((7, e_)), tok, ch)
+except ValueError as err:
+    print("7 tokens into the 6-token Mixer: ValueError:", err)
+print("S2-MLP-style shift of two channel groups (zero fill), tokens as rows:\n",
+      T.token_shift(np.arange(1.0, 13.0).reshape(6, 2), (1, -1)))  # fmt: skip
 verify("C11-32", "C11-33", "C11-34")
 
 # %% [markdown]
@@ -626,8 +1029,44 @@ verify("C11-32", "C11-33", "C11-34")
 # channels: $\mathbf{H} = ((\mathbf{X}\mathbf{A}) \odot (\mathbf{X}\mathbf{B}) +
 # \mathbf{X}\mathbf{D})\mathbf{E}$ in our row convention.
 # ```
+#
+# The GLU against torch's `F.glu`; MONet's block is a polynomial of degree 2 (doubling
+# the input quadruples the quadratic part), its $\mathbf{B}$ has low rank, and only the
+# channel form survives a renumbering of the tokens.
 
 # %%
+r_g = np.random.default_rng(35)
+X_g, A_g, B_g = (
+    r_g.standard_normal((4, 3)),
+    r_g.standard_normal((3, 5)),
+    r_g.standard_normal((3, 5)),
+)
+glu_ = T.glu(X_g, A_g, B_g)
+ref_glu = F.glu(
+    torch.cat([torch.as_tensor(X_g @ B_g), torch.as_tensor(X_g @ A_g)], -1)
+).numpy()
+print(
+    "GLU σ(XA) ⊙ XB − torch F.glu:", np.abs(glu_ - ref_glu).max(), "| shape", glu_.shape
+)
+r_mo = np.random.default_rng(36)
+mo = {"A": r_mo.standard_normal((6, 8)), "B1": r_mo.standard_normal((6, 2)),
+      "B2": r_mo.standard_normal((2, 8)), "D": r_mo.standard_normal((6, 8)),
+      "E": r_mo.standard_normal((8, 6))}  # fmt: skip
+X_mo = r_mo.standard_normal((5, 6))
+H1_mo, H2_mo = T.monet_block(X_mo, **mo), T.monet_block(2 * X_mo, **mo)
+quad_mo = ((X_mo @ mo["A"]) * (X_mo @ mo["B1"] @ mo["B2"])) @ mo["E"]
+print(
+    "MONet, no activation: H(2X) − 2H(X) − 2·E(AX ⊙ BX) =",
+    np.abs(H2_mo - 2 * H1_mo - 2 * quad_mo).max(),
+)
+print(f"B = B₁B₂: rank {np.linalg.matrix_rank(mo['B1'] @ mo['B2'])}, "
+      f"{mo['B1'].size + mo['B2'].size} parameters instead of {6 * 8}")  # fmt: skip
+perm_mo = r_mo.permutation(5)
+A_lit, B_lit, D_lit = (r_mo.standard_normal((5, 5)) for _ in range(3))
+literal_mo = lambda Z_: (A_lit @ Z_) * (B_lit @ Z_) + D_lit @ Z_  # AX read literally
+print("renumber the tokens: channel form",
+      np.abs(T.monet_block(X_mo[perm_mo], **mo) - H1_mo[perm_mo]).max(),
+      "| literal AX form", np.abs(literal_mo(X_mo[perm_mo]) - literal_mo(X_mo)[perm_mo]).max().round(2))  # fmt: skip
 verify("C11-35", "C11-36", "C11-37", "E11-07")
 
 # %% [markdown]
