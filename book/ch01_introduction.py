@@ -313,3 +313,11 @@ for name in ["numpy", "torch", "jax"]:
     out = softmax(to_backend(z, name, dtype="float32"))
     library = type(out).__module__.split(".")[0]
     print(f"{name:>5}: {library:>6} array {np.round(to_numpy(out), 4)}")
+
+# %% [markdown]
+# ### Claims not checked here, and why
+#
+# - **C1-09** (line 119): gradient descent for linear models known since the 19th
+#   century, fully-connected networks in their modern form since the 1980s,
+#   convolutional models in use by the end of the 1990s. These are historical facts
+#   with citations; there is nothing for code to compute, so no check is registered.
