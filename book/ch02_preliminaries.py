@@ -360,11 +360,11 @@ verify("C2-16")
 # $$\text{mat-exp}(\mathbf{X}) = \sum_{k=0}^\infty \frac{1}{k!} \mathbf{X}^k .$$
 #
 # Frameworks keep such matrix-only operations in a separate `linalg` module. The book's
-# Box `code:exp` shows both in PyTorch; here it is with separate names for the two
+# Box 2.2 shows both in PyTorch; here it is with separate names for the two
 # results, next to `scipy.linalg.expm` and the truncated series
 # `alice_lab.linalg.expm_series`.
 #
-# ```{admonition} Erratum (E2-02, Box code:exp, lines 400–412)
+# ```{admonition} Erratum (E2-02, Box 2.2, lines 400–412)
 # :class: warning
 # The box assigns both results to the same name: `X = torch.exp(X)` and then
 # `X = torch.linalg.matrix_exp(X)`. The second line therefore takes the matrix
@@ -546,7 +546,7 @@ print(
 # the batch axes in front. **Batched matrix multiplication** takes
 # $X \sim (n, a, b)$ and $Y \sim (n, b, c)$ and multiplies them slice by slice:
 # $[\text{BMM}(X, Y)]_i = \mathbf{X}_i \mathbf{Y}_i \sim (n, a, c)$. In PyTorch (Box
-# `code:bmm`), NumPy and JAX it is plain `matmul`; `torch.bmm` does the same but insists
+# 2.3), NumPy and JAX it is plain `matmul`; `torch.bmm` does the same but insists
 # on exactly three axes, while `matmul` also broadcasts batch axes.
 
 # %%
@@ -595,7 +595,7 @@ verify("C2-26")
 # NumPy, PyTorch and JAX alike. `alice_lab.linalg.einsum_naive` interprets such a
 # string with plain loops, to show there is no magic in it.
 #
-# ```{admonition} Erratum (E2-03, Boxes code:einsum and code:einsum_pt, lines 510–566)
+# ```{admonition} Erratum (E2-03, Boxes 2.4 and 2.5, lines 510–566)
 # :class: warning
 # The einsum lines are printed with typographic quotes, `torch.einsum(’ijz,izk->ijk’, A, B)`.
 # Python does not accept `’` as a string delimiter, so copied as printed the line is a
@@ -605,7 +605,7 @@ verify("C2-26")
 # %%
 as_printed = "M = torch.einsum(\u2019ijz,izk->ijk\u2019, A, B)"
 try:
-    compile(as_printed, "<Box code:einsum>", "exec")
+    compile(as_printed, "<Box 2.4>", "exec")
 except SyntaxError as err:
     print(f"{as_printed}\n  -> SyntaxError: {err.msg}")
 
@@ -1749,3 +1749,21 @@ gd_momentum.static_view(max_frames=15 if FAST else 60)
 # * Gradient descent follows $-\nabla f$ with a step that must be small enough; it
 #   reaches a stationary point, a global minimum when $f$ is convex; momentum often
 #   speeds it up at the cost of one extra buffer.
+
+# %% [markdown]
+# ### Claims not checked here, and why
+#
+# - **C2-21** (§2.1.2, lines 446–452): the naive product is $\mathcal{O}(abc)$, cubic
+#   for square matrices. The timing cell of "Computational complexity" shows the
+#   log–log slope but asserts nothing: timings depend on the machine and its load, so
+#   a check on them would fail at random. The exact count of $abc$ multiplications is
+#   checked instead (C2-20).
+# - **C2-22** (§2.1.2, line 454): the best known algorithms multiply $(n, n)$ matrices
+#   in $\mathcal{O}(n^c)$ with $c < 2.4$ but are rarely used on GPUs. A result from the
+#   literature, with a citation; nothing here could confirm or refute it.
+# - **C2-23** (§2.1.2, footnote on line 454): the same `A @ B` is dispatched to a CPU,
+#   GPU or TPU kernel. Checking it needs an accelerator, which the companion's tests
+#   cannot assume; `alice-lab doctor` reports which devices a machine has.
+# - **C2-24** (§2.1.2, line 456): $k$ processors give at most a $1/k$ speedup, so
+#   parallelism does not change the asymptotic complexity. A conceptual point about
+#   big-$\mathcal{O}$; measured speedups depend on the machine, as for C2-21.
