@@ -585,8 +585,8 @@ for ax, (title, st) in zip(axes, panels, strict=True):
     ax.set_title(title, fontsize=10)
     ax.set_axis_off()
 fig.suptitle(
-    "gradient checkpointing: filled = activations stored, hatched = recomputed, "
-    "▼ = gradient done",
+    "Figure F.6.1 of the book, gradient checkpointing: filled = activations stored, "
+    "hatched = recomputed, ▼ = gradient done",
     fontsize=11,
 )
 plt.show()
@@ -620,7 +620,7 @@ print(
 verify("C6-16")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-02, figure fig:gradient_checkpointing, line 2946)
+# ```{admonition} Erratum (E6-02, Figure F.6.1, line 2946)
 # :class: warning
 # The caption of panel (d) says "we complete the forward pass". After block 3 has
 # been recomputed in panel (c) it is the **backward** pass that completes (the events
@@ -754,7 +754,7 @@ print(
 verify("C6-24", "C6-25")
 
 # %% [markdown]
-# The figure the book uses here (a primitive augmented with its two VJPs) in numbers:
+# Figure F.6.2 of the book (a primitive augmented with its two VJPs) in numbers:
 # for one fully-connected primitive, the adjoint that comes in and the two VJPs that go
 # out have the shapes of the output, the input and the weights.
 
@@ -883,7 +883,7 @@ verify("C6-30")
 # PyTorch's own mechanism is a *tape*: every tensor produced by an operation records
 # that operation (`grad_fn`) and its inputs; `backward()` on a scalar walks the
 # recorded graph in reverse and accumulates gradients in the leaves that require them
-# (Figure F.6.1). `alice_lab.autodiff.Tensor` works the same way: each result keeps its
+# (Figure F.6.3). `alice_lab.autodiff.Tensor` works the same way: each result keeps its
 # primitive and arguments; `backward()` sorts the graph topologically, visits each node
 # after all the nodes that use it, calls the primitive's VJPs and *adds up* what
 # arrives along different paths. Each primitive's VJP and JVP rules sit next to its
@@ -912,7 +912,8 @@ except ValueError as err:
 verify("C6-31")
 
 # %% [markdown]
-# The graphs themselves, drawn from PyTorch's `grad_fn` chain and from our Tensors.
+# The graphs themselves (Figure F.6.3 of the book sketches one), drawn from PyTorch's
+# `grad_fn` chain and from our Tensors.
 # `AccumulateGrad` is the node that writes a leaf's `.grad`.
 
 # %%
@@ -991,9 +992,9 @@ verify("C6-32", "C6-33")
 # %% [markdown]
 # The sigmoid was the classic activation, and it is the textbook case: since
 # $\sigma'(s) = \sigma(s)(1 - \sigma(s))$ and $\sigma(s) \in [0, 1]$, its derivative
-# never exceeds $0.25$ (Figure F.6.2a). The only function whose derivative is exactly 1
+# never exceeds $0.25$ (Figure F.6.4a). The only function whose derivative is exactly 1
 # everywhere is the identity (plus a constant), which is useless as an activation; ReLU
-# is a good compromise: its derivative is 0 or 1 (Figure F.6.2b), so it either blocks
+# is a good compromise: its derivative is 0 or 1 (Figure F.6.4b), so it either blocks
 # the adjoint or passes it unchanged.
 
 # %%
