@@ -126,7 +126,8 @@ verify("C7-03", "C7-04", "C7-05")
 # **patch** $P_k(i,j) = X_{i-k:i+k,\,j-k:j+k,\,:}$ collects every pixel within distance
 # $k$ of $(i,j)$: a $(2k+1, 2k+1, c)$ tensor, with $s = 2k+1$ the *kernel size*. It is
 # only defined $k$ pixels or more from the border. A layer is **local** when output
-# pixel $(i,j)$ depends only on $P_k(i,j)$.
+# pixel $(i,j)$ depends only on $P_k(i,j)$. Below, Figure F.7.1 of the book (a patch
+# $P_k(i,j)$ drawn in red on its tensor) redrawn on a photo, with $k = 4$.
 
 # %%
 photo = conv_filter.sample_photo(64)
@@ -368,7 +369,8 @@ receptive_field.static_view(4 if FAST else 6)
 # averages or maximises over all positions: this is invariant to translations (of a
 # circular convolution) and forgets where features were. **Max-pooling** is gentler:
 # it keeps the largest value of every $2\times2$ window, channel by channel, halving
-# the resolution.
+# the resolution. Figure F.7.2 of the book, 2×2 max-pooling of a $(4, 4, 1)$ image,
+# redrawn (the winner of each window in bold):
 
 # %%
 X4 = np.array([[1, 3, 2, 0], [4, 2, 1, 5], [0, 1, 7, 2], [6, 2, 3, 1]], float)
@@ -434,6 +436,9 @@ verify("C7-26", "C7-27", "E7-05", "C7-28", "C7-29")
 # vector $\mathbf{h}$ is an *embedding* of the image. $h'$ and $w'$ depend only on the
 # number of pools; $c'$ only on the last convolution. Thanks to global pooling the
 # same network accepts any resolution; flattening instead ties the head to one.
+# Figure F.7.4 of the book works out such a design for 10 classes with each layer's
+# output shape at the bottom (Figure F.7.3 draws the blocks as boxes); the table below
+# lists the shapes of a VGG-like version of it.
 
 
 # %%
