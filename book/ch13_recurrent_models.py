@@ -186,8 +186,8 @@ recurrent_vs_parallel.static_view(n=12 if FAST else 24)
 # The layer is causal by construction and works for any length. Reading the sequence
 # in both directions with two independent layers and concatenating gives a
 # *bidirectional* layer with $2o$ outputs; stacking layers gives a deep RNN. The
-# figure is the book's picture made concrete: a small Elman layer reads a noisy sine
-# and its state evolves token by token.
+# figure is Figure F.13.1 of the book (a recurrent layer) made concrete: a small Elman
+# layer reads a noisy sine and its state evolves token by token.
 
 # %%
 A_e = 0.9 * np.linalg.qr(rng.standard_normal((6, 6)))[0]  # orthogonal, scaled: stable
@@ -283,8 +283,8 @@ verify("C13-12", "C13-13")
 
 # %% [markdown]
 # The products $\widetilde{\mathbf{s}}_i$ multiply $n - i$ Jacobians: they shrink or
-# grow geometrically with the spectral radius $\rho$ of $\mathbf{A}$ (the book's
-# backward-pass figure). Truncated BPTT keeps only the last K terms; clipping caps the
+# grow geometrically with the spectral radius $\rho$ of $\mathbf{A}$ (Figure F.13.2
+# of the book draws that backward pass). Truncated BPTT keeps only the last K terms; clipping caps the
 # gradient's norm.
 
 # %%
@@ -443,7 +443,8 @@ except ValueError as err:
     print("ValueError:", err)
 
 # %% [markdown]
-# The widget draws the tree for the three schedules as $n$ grows.
+# Figure F.13.3 of the book draws a parallel scan on six elements; the widget draws
+# the tree for the three schedules as $n$ grows.
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
@@ -583,7 +584,7 @@ verify("C13-33", "C13-34", "C13-35")
 # $\Delta_i = \mathrm{softplus}(\cdot) > 0$, so every decay lies in $(0, 1)$. There is no
 # fixed kernel any more, but the recurrence is still a scan over time-varying pairs.
 # The Mamba block around it (input projection, depthwise convolution, SSM, a gated
-# branch, output projection; the book's last figure) is drawn below.
+# branch, output projection; Figure F.13.4 of the book) is drawn below.
 
 # %%
 n_m, c_m, e_m = 40, 2, 4
