@@ -387,8 +387,9 @@ verify("C8-11", "C8-13")
 # sequences but an enormous vocabulary, so we keep only the most frequent ones and map
 # everything else to an out-of-vocabulary token `[OOV]`. **Subword** tokenizers such as
 # byte-pair encoding (BPE) sit in between: start from bytes and repeatedly merge the
-# most frequent adjacent pair into a new token. We train all three from scratch on
-# Python's documentation (`pydoc_data`, shipped with CPython).
+# most frequent adjacent pair into a new token (Figure F.8.2 of the book sketches the
+# three kinds). We train all three from scratch on Python's documentation
+# (`pydoc_data`, shipped with CPython).
 
 # %%
 corpus = T.pydoc_corpus(60_000 if FAST else 200_000)
@@ -409,9 +410,9 @@ print("most frequent words:", top, "| vocabulary starts", word_tok.vocab[:7])
 verify("C8-14", "C8-16")
 
 # %% [markdown]
-# The book's example runs OpenAI's `tiktoken` (a BPE with about 100k tokens) on "This
-# is perplexing!" and gets `[2028, 374, 74252, 287, 0]`: "This", " is", " perplex",
-# "ing", "!". `tiktoken` downloads its merge table on first use, so we only quote
+# The book's example (Figure F.8.3) runs OpenAI's `tiktoken` (a BPE with about 100k
+# tokens) on "This is perplexing!" and gets `[2028, 374, 74252, 287, 0]`: "This",
+# " is", " perplex", "ing", "!". `tiktoken` downloads its merge table on first use, so we only quote
 # those ids; our own BPE, trained offline with far fewer merges, already compresses
 # the sentence and decodes it back exactly. Large tokenizers also chunk digits in
 # groups of up to three: "52" is one token, "2512" becomes "251" + "2".
@@ -588,6 +589,62 @@ plt.title("autoregressive roll-out: each prediction is fed back as input")
 plt.legend(fontsize=8)
 plt.show()
 verify("C8-27", "C8-28")
+
+# %% [markdown]
+# #### Box: Stationarity and forecasting
+#
+# The book's box sets aside what real time series bring: trends, seasonalities,
+# non-stationarity. A series is **stationary** when the statistics of a window do not
+# depend on where it is cut. A trend breaks that: the windows of the future sit at
+# levels the model never saw during training. Below, a line plus a period-25 wave plus
+# noise; a forecaster that can only reuse what it saw (the mean of the 5 nearest
+# training windows, rolled out as above) flattens out at the highest level it knows.
+# Forecasting the **differences** $x_{n+1} - x_n$ instead, which are stationary here,
+# and summing them back follows the trend.
+
+# %%
+rng_st = np.random.default_rng(8)
+st_time = np.arange(300)
+st_series = (
+    0.02 * st_time
+    + np.sin(2 * np.pi * st_time / 25)
+    + 0.05 * rng_st.standard_normal(300)
+)
+
+
+def knn_forecaster(train, t=12, k=5):
+    """One-step forecast: the mean next value of the k closest training windows."""
+    Xk, yk = S.make_windows(train, t)
+    return lambda buf: yk[np.argsort(((Xk - buf) ** 2).sum(axis=(1, 2)))[:k]].mean(0)
+
+
+st_train, st_truth = st_series[:200], st_series[200:]
+st_raw = S.autoregressive_rollout(knn_forecaster(st_train), st_train[-12:], 100)[:, 0]
+st_d = np.diff(st_train)
+st_diff = st_train[-1] + np.cumsum(
+    S.autoregressive_rollout(knn_forecaster(st_d), st_d[-12:], 100)[:, 0]
+)
+for name, s_ in (("series", st_series), ("differences", np.diff(st_series))):
+    print(
+        f"mean of the {name:>11}: first 100 steps {s_[:100].mean():6.3f}, "
+        f"last 100 {s_[-100:].mean():6.3f}"
+    )
+for name, fc in (("raw windows", st_raw), ("differences", st_diff)):
+    rmse_st = np.sqrt(np.mean((fc - st_truth) ** 2))
+    print(
+        f"kNN on {name}: RMSE over 100 steps {rmse_st:.3f}, "
+        f"highest forecast {fc.max():.2f} (training max {st_train.max():.2f})"
+    )
+plt.figure(figsize=(9, 3))
+plt.plot(st_time, st_series, color="0.7", lw=0.8, label="series (trend + season)")
+plt.plot(st_time[200:], st_raw, label="kNN on the raw windows")
+plt.plot(st_time[200:], st_diff, "--", label="kNN on the differences, summed back")
+plt.axvline(200, color="k", lw=0.8)
+plt.xlabel("time step")
+plt.ylabel("value")
+plt.title("a trend makes the series non-stationary; differencing removes it")
+plt.legend(fontsize=8)
+plt.show()
 
 # %% [markdown]
 # ### 8.3.2 Causal models
@@ -916,6 +973,28 @@ verify("E8-11")
 c_ids, x_ids2 = lm_tok.encode("for "), lm_tok.encode("each")
 print(f"log p('each' | 'for ') = {S.conditional_log_prob(char_lm, x_ids2, c_ids):.4f}")
 verify("C8-50", "C8-51")
+
+# %% [markdown]
+# The condition is nothing more than the first tokens of the input, and the model
+# reads it through its context. Below, the trigram model scores the same word "self"
+# after three prompts: the total once as the product of the conditionals
+# $p(x_i \mid x_{:i}, c)$ and once as $\log p([c \Vert x]) - \log p(c)$, and each
+# conditional on its own. A trigram's context is two characters, so the prompt reaches
+# only the first two conditionals; from the third on, the context lies inside "self"
+# and the numbers no longer depend on $c$. A network with a longer context (Chapter 10's
+# transformers read thousands of tokens) is conditioned by the whole prompt.
+
+# %%
+x_self = lm_tok.encode("self")
+for c_text in ("def f(", "return ", "in the "):
+    c_ = lm_tok.encode(c_text)
+    per_char = [char_lm(c_ + x_self[:i])[x_self[i]] for i in range(len(x_self))]
+    product = S.sequence_log_prob(char_lm, x_self, prompt=c_)
+    difference = S.conditional_log_prob(char_lm, x_self, c_)
+    print(
+        f"c = {c_text!r:>10}: log p('self' | c) = {product:7.3f} "
+        f"(difference form {difference:7.3f}); per character {np.round(per_char, 3)}"
+    )
 
 # %% [markdown]
 # ## From theory to practice
