@@ -330,7 +330,8 @@ verify("C10-19", "C10-20")
 # %% [markdown]
 # #### Explore: soft and hard dictionary lookup
 #
-# Five keys in the plane store five colours. Move the query and the temperature: the
+# Figure F.10.3 of the book, made interactive: hard attention is a dictionary. Five
+# keys in the plane store five colours. Move the query and the temperature: the
 # output colour blends the values with the softmax weights, and snaps to the closest
 # key's colour in hard mode, where the gradient is zero.
 
@@ -506,9 +507,9 @@ verify("E10-04")
 # %% [markdown]
 # #### Explore: positional embeddings
 #
-# Move the position along three sines of different frequency (the red circles are its
-# embedding), change the table's width and base, and compare the similarity of
-# positions against their offset.
+# Figure F.10.6 of the book, made interactive: move the position along three sines of
+# different frequency (the red circles are its embedding), change the table's width
+# and base, and compare the similarity of positions against their offset.
 
 # %% tags=["remove-output"]
 # NBVAL_SKIP
@@ -560,7 +561,7 @@ verify("C10-41", "C10-42", "C10-43")
 # into its two halves). It treats each token alone, so it is permutation equivariant.
 # A **block** combines the two with residual connections and two layer normalisations,
 # either after each sum (**post-norm**, the original) or before each sublayer
-# (**pre-norm**).
+# (**pre-norm**); Figure F.10.7 of the book draws the two.
 
 # %%
 verify("C10-44", "C10-45", "C10-46")
@@ -618,6 +619,57 @@ verify("C10-48", "C10-49")
 Xb = rng.standard_normal((2, 5, 8))
 print("with the class token:", T.add_class_token(Xb, np.zeros(8)).shape)
 verify("C10-50", "C10-51", "C10-52")
+
+# %% [markdown]
+# Registers are not inert even though their outputs are thrown away: every content
+# token can send part of its attention to them, a place to park mass that belongs to
+# no position. Below, one self-attention layer with $r = 2$ registers (random here,
+# trained in a real model) on $n = 6$ tokens: the attention matrix is
+# $(n + r) \times (n + r)$, each content row gives the registers a share of its
+# weight, and the $n$ outputs we keep change. Because the registers are the same for
+# every input and carry no position, permuting the tokens still permutes the outputs.
+
+# %%
+rng_r = np.random.default_rng(10)
+n_r, e_r, r_r = 6, 8, 2
+X_r = rng_r.standard_normal((n_r, e_r))
+R_r = rng_r.standard_normal((r_r, e_r))
+Wq_r, Wk_r, Wv_r = (rng_r.standard_normal((e_r, e_r)) / np.sqrt(e_r) for _ in range(3))
+
+
+def sa_with_registers(X):
+    """Attention matrix over [X; R] and the outputs of the content tokens only."""
+    Xa = T.add_register_tokens(X, R_r)
+    W = A.attention_weights(Xa @ Wq_r, Xa @ Wk_r)
+    return W, T.drop_register_tokens(W @ (Xa @ Wv_r), r_r)
+
+
+W_r, H_r = sa_with_registers(X_r)
+H_plain = A.self_attention(X_r, Wq_r, Wk_r, Wv_r)
+perm_r = rng_r.permutation(n_r)
+print("attention matrix:", W_r.shape, "| outputs kept:", H_r.shape)
+print("share of each content token's attention on the registers:")
+print("  ", W_r[:n_r, n_r:].sum(axis=1).round(3))
+print(f"outputs move by up to {np.abs(H_r - H_plain).max():.3f} against plain SA")
+print(
+    "permuting the tokens permutes the outputs:",
+    np.allclose(sa_with_registers(X_r[perm_r])[1], H_r[perm_r]),
+)
+fig, ax = plt.subplots(figsize=(4, 3.4))
+im = ax.imshow(W_r, cmap="viridis")
+ax.axvline(n_r - 0.5, color="w", lw=1.5)
+ax.axhline(n_r - 0.5, color="w", lw=1.5)
+ax.set(
+    xticks=range(n_r + r_r),
+    xticklabels=[*map(str, range(1, n_r + 1)), "R1", "R2"],
+    yticks=range(n_r + r_r),
+    yticklabels=[*map(str, range(1, n_r + 1)), "R1", "R2"],
+    xlabel="attends to",
+    ylabel="token",
+    title="self-attention with 2 register tokens",
+)
+fig.colorbar(im, ax=ax, shrink=0.8)
+plt.show()
 
 # %% [markdown]
 # ## From theory to practice
