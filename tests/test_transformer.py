@@ -220,14 +220,14 @@ def test_mixer_block_against_an_einsum_reference(rng):
     )
 
 
-def test_token_shift_is_a_zero_filled_shift(rng):
+def test_shift_channel_groups_is_a_zero_filled_shift(rng):
     H = rng.standard_normal((5, 4))
-    S = T.token_shift(H, (1, -1))
+    S = T.shift_channel_groups(H, (1, -1))
     np.testing.assert_array_equal(S[1:, :2], H[:-1, :2])
     np.testing.assert_array_equal(S[0, :2], 0)
     np.testing.assert_array_equal(S[:-1, 2:], H[1:, 2:])
     with pytest.raises(ValueError, match="cannot be split"):
-        T.token_shift(H, (1, 0, 0))
+        T.shift_channel_groups(H, (1, 0, 0))
 
 
 def test_monet_block_is_a_degree_two_polynomial(rng):

@@ -287,21 +287,21 @@ def _c11_33() -> str:
     "zero fill, equivariant to (non-wrapping) translations but not to permutations.",
 )
 def _c11_34() -> str:
-    from alice_lab.transformer import token_shift
+    from alice_lab.transformer import shift_channel_groups
 
     r = _rng(34)
     H = r.standard_normal((6, 4))
-    S = token_shift(H, (1, -1))
+    S = shift_channel_groups(H, (1, -1))
     want = np.zeros_like(H)
     want[1:, :2], want[:-1, 2:] = H[:-1, :2], H[1:, 2:]
     A, B = r.standard_normal((6, 4)), r.standard_normal((6, 4))
     lin = _maxerr(
-        token_shift(2 * A + B, (1, -1)),
-        2 * token_shift(A, (1, -1)) + token_shift(B, (1, -1)),
+        shift_channel_groups(2 * A + B, (1, -1)),
+        2 * shift_channel_groups(A, (1, -1)) + shift_channel_groups(B, (1, -1)),
     )
     perm = r.permutation(6)
     assert np.array_equal(S, want) and lin < 1e-12
-    assert not np.allclose(token_shift(H[perm], (1, -1)), S[perm])
+    assert not np.allclose(shift_channel_groups(H[perm], (1, -1)), S[perm])
     return "shift = roll with zero fill; linear; not permutation equivariant"
 
 

@@ -9,7 +9,7 @@ Generic array functions (NumPy, torch, JAX; no torch import at ``import alice_la
 - :mod:`~alice_lab.transformer.tokens`: ``patchify`` / ``unpatchify`` /
   ``patchify_einops`` / ``patch_embed``, class and register tokens, ``mean_pool``,
   ``concat_modalities``.
-- :mod:`~alice_lab.transformer.mixer`: ``mixer_block``, ``token_shift``,
+- :mod:`~alice_lab.transformer.mixer`: ``mixer_block``, ``shift_channel_groups``,
   ``monet_block``.
 
 PyTorch modules (loaded on first use): ``TransformerBlock``, ``DecoderBlock``,
@@ -43,7 +43,8 @@ from alice_lab.transformer.mixer import (
     mixer_block,
     mixer_param_count,
     monet_block,
-    token_shift,
+    shift_channel_groups,
+    token_shift as token_shift,  # shift_channel_groups's old name: warns, one release
 )
 from alice_lab.transformer.tokens import (
     add_class_token,
@@ -97,8 +98,8 @@ __all__ = [
     "patch_embed",
     "patchify",
     "patchify_einops",
+    "shift_channel_groups",
     "swiglu_mlp",
-    "token_shift",
     "transformer_block",
     "unpatchify",
     *sorted(_LAZY),

@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab._compat import renamed
 from alice_lab.backend import array_namespace
 from alice_lab.normalization import layer_norm
 from alice_lab.transformer.blocks import mlp_block
 
-__all__ = ["mixer_block", "mixer_param_count", "monet_block", "token_shift"]
+__all__ = ["mixer_block", "mixer_param_count", "monet_block", "shift_channel_groups"]
 
 
 def mixer_block(
@@ -68,12 +69,15 @@ def mixer_param_count(n: int, e: int, p_token: int, p_channel: int) -> int:
     return 2 * n * p_token + 2 * e * p_channel
 
 
-def token_shift(H: Any, shifts: tuple[int, ...]) -> Any:
+def shift_channel_groups(H: Any, shifts: tuple[int, ...]) -> Any:
     """S2-MLP-style token mixing: split the channels of H (..., n, e) into
     ``len(shifts)`` equal groups and move group g by ``shifts[g]`` tokens (zero fill).
-    A fixed linear map of the tokens: no parameters. Book: line 5873.
+    A fixed linear map of the tokens: no parameters; MONet's token shift (line 5919).
+    (RWKV's token shift, a learned blend of each token with the one before, is
+    :func:`alice_lab.recurrent.token_shift`.) Book: lines 5873, 5919.
 
-    >>> token_shift(np.arange(3.)[:, None] * np.ones((1, 2)), (1, 0))[:, 0].tolist()
+    >>> H = np.arange(3.0)[:, None] * np.ones((1, 2))
+    >>> shift_channel_groups(H, (1, 0))[:, 0].tolist()
     [0.0, 0.0, 1.0]
     """
     xp = array_namespace(H)
@@ -101,6 +105,15 @@ def token_shift(H: Any, shifts: tuple[int, ...]) -> Any:
     return xp.concat(out, axis=-1)
 
 
+#: the name before ``shift_channel_groups``, for one release: warns
+token_shift = renamed(
+    "alice_lab.transformer.token_shift",
+    shift_channel_groups,
+    "alice_lab.transformer.shift_channel_groups",
+    "alice_lab.recurrent.token_shift is RWKV's token shift",
+)
+
+
 def monet_block(
     X: Any, A: Any, B1: Any, B2: Any, D: Any, E: Any, *, shift: bool = False
 ) -> Any:
@@ -120,7 +133,7 @@ def monet_block(
             f"B2 {tuple(B2.shape)}, D {tuple(D.shape)}"
         )
     if shift:
-        X = token_shift(X, (1, -1) if X.shape[-1] % 2 == 0 else (0,))
+        X = shift_channel_groups(X, (1, -1) if X.shape[-1] % 2 == 0 else (0,))
     return ((X @ A) * ((X @ B1) @ B2) + X @ D) @ E
 
 
