@@ -254,7 +254,7 @@ def test_bad_input_raises_value_error():
     with pytest.raises(ValueError, match="unknown activation"):
         A.get("reLU")
     with pytest.raises(ValueError, match="unknown activation"):
-        A.derivative("swishy")
+        A.get_grad("swishy")
     with pytest.raises(ValueError, match=r"W1 \(c, c'\)"):
         A.glu(np.ones((2, 3)), np.ones((3, 4)), np.ones((3, 5)))
     with pytest.raises(ValueError, match=r"\(c', n\) = \(3, 4\)"):
@@ -266,7 +266,7 @@ def test_bad_input_raises_value_error():
 def test_lists_become_float64_and_identity_is_available():
     assert A.relu([-1, 2]).dtype == np.float64
     assert A.get("identity")(np.array([-2.0])).tolist() == [-2.0]
-    assert A.derivative("identity")(np.array([-2.0, 3.0])).tolist() == [1.0, 1.0]
+    assert A.get_grad("identity")(np.array([-2.0, 3.0])).tolist() == [1.0, 1.0]
     assert A.get(np.sin) is np.sin
 
 

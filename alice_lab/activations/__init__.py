@@ -48,8 +48,8 @@ from alice_lab.activations.gated_units import (
 )
 from alice_lab.activations.registry import (
     ACTIVATIONS,
-    derivative,
     get,
+    get_grad,
 )
 from alice_lab.activations.relu_family import (
     elu,
@@ -92,13 +92,13 @@ from alice_lab.activations.torch_modules import (
 __all__ = [
     "ACTIVATIONS",
     "apl",
-    "derivative",
     "elu",
     "elu_grad",
     "erfc",
     "gelu",
     "gelu_grad",
     "get",
+    "get_grad",
     "glu",
     "heaviside",
     "heaviside_grad",

@@ -1,5 +1,6 @@
 r"""Every fixed activation by name, with its derivative, for plots, widgets and
-tests: :data:`ACTIVATIONS`, :func:`get` and :func:`derivative`.
+tests: :data:`ACTIVATIONS`, :func:`get` and :func:`get_grad`. (The derivative of any
+function by finite differences is :func:`alice_lab.calculus.derivative`.)
 
 Book: §5.4 (lines 2414-2600).
 """
@@ -33,8 +34,8 @@ from alice_lab.backend import array_namespace, as_float_array
 
 __all__ = [
     "ACTIVATIONS",
-    "derivative",
     "get",
+    "get_grad",
 ]
 
 
@@ -73,10 +74,11 @@ def get(name: str) -> Any:
         ) from None
 
 
-def derivative(name: str) -> Any:
-    """The derivative of the activation called ``name``.
+def get_grad(name: str) -> Any:
+    """The derivative of the activation called ``name`` (``relu_grad`` for
+    ``"relu"``, ...), as :func:`get` gives the activation.
 
-    >>> derivative("softplus") is softplus_grad
+    >>> get_grad("softplus") is softplus_grad
     True
     """
     if name in ("identity", "linear"):

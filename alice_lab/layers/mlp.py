@@ -155,7 +155,7 @@ def mlp_value_and_grad(
     """
     xp = array_namespace(X)
     if isinstance(phi, str) or phi is None:
-        act, act_grad = activations.get(phi), activations.derivative(phi or "identity")
+        act, act_grad = activations.get(phi), activations.get_grad(phi or "identity")
     else:
         raise ValueError(f"phi must be an activation name; got {phi!r}")
     if getattr(X, "ndim", None) != 2:
