@@ -1009,7 +1009,7 @@ try:
 except ValueError as err:
     print("7 tokens into the 6-token Mixer: ValueError:", err)
 print("S2-MLP-style shift of two channel groups (zero fill), tokens as rows:\n",
-      T.token_shift(np.arange(1.0, 13.0).reshape(6, 2), (1, -1)))  # fmt: skip
+      T.shift_channel_groups(np.arange(1.0, 13.0).reshape(6, 2), (1, -1)))  # fmt: skip
 verify("C11-32", "C11-33", "C11-34")
 
 # %% [markdown]
