@@ -851,6 +851,43 @@ ei_k = g.dense_to_coo(Ak, layout="edge_index")
 H_mp = g.message_passing(Xk, ei_k, lambda xi, xj, e: np.concatenate([xj, xj - xi], 1),
                          aggr="mean", update_fn=lambda X, M: np.tanh(M))  # fmt: skip
 print("message passing on the karate club:", H_mp.shape)
+
+# %% [markdown]
+# The three statements of this section in numbers: shuffling the edge list changes none
+# of the three aggregations; on a graph where nodes 0 and 1 have the same neighbours
+# (a 4-cycle), the GC layer cannot tell them apart and GraphConv, whose update sees
+# $\mathbf{x}_i$, can; and the GC layer written as messages $\hat{A}_{ij}
+# \mathbf{W}^\top\mathbf{x}_j$ summed over the edges is $\hat{\mathbf{A}}\mathbf{X}
+# \mathbf{W}$.
+
+# %%
+ei_sh = ei_k[
+    :, np.random.default_rng(0).permutation(ei_k.shape[1])
+]  # same edges, shuffled
+msg_k = lambda xi, xj, e: np.concatenate([xj - xi, xi * xj], 1)
+for aggr in ("sum", "mean", "max"):
+    print(f"{aggr:>4}: shuffled edge list − original:",
+          np.abs(g.message_passing(Xk, ei_sh, msg_k, aggr=aggr)
+                 - g.message_passing(Xk, ei_k, msg_k, aggr=aggr)).max())  # fmt: skip
+A_twin = np.zeros((4, 4))
+A_twin[np.ix_([0, 1], [2, 3])] = A_twin[np.ix_([2, 3], [0, 1])] = (
+    1  # 0, 1: same neighbours
+)
+X_tw, W_tw, V_tw = (
+    np.random.default_rng(13).standard_normal(s) for s in ((4, 3), (3, 2), (3, 2))
+)
+H_gc, H_gconv = (
+    g.gcn_layer(A_twin, X_tw, W_tw),
+    g.graphconv_layer(A_twin, X_tw, W_tw, V_tw),
+)
+print("nodes 0 and 1: GC rows differ by", np.abs(H_gc[0] - H_gc[1]).max(),
+      "| GraphConv rows by", np.abs(H_gconv[0] - H_gconv[1]).max().round(3))  # fmt: skip
+ei_hat = g.dense_to_coo(A_hat, layout="edge_index")
+gc_mp = g.gcn_message_passing(Xk, ei_hat, A_hat[ei_hat[1], ei_hat[0]], Wk)
+print(
+    "GC as message passing (M = Â_ij Wᵀx_j, sum) − ÂXW:",
+    np.abs(gc_mp - A_hat @ Xk @ Wk).max(),
+)
 verify("C12-35", "C12-36", "C12-37")
 
 # %% [markdown]
@@ -903,6 +940,31 @@ ax.set(xlabel="karate club member", ylabel="walk length t",
        yticks=range(8), yticklabels=range(1, 9))  # fmt: skip
 fig.colorbar(im, ax=ax, label="return probability")
 plt.show()
+
+# %% [markdown]
+# Why the encoding is needed: a transformer on the node features alone gives the same
+# output on a path and on a star with the same features; adding the random-walk encoding
+# separates them. It is not a unique label, though: on a cycle every node gets the same
+# encoding.
+
+# %%
+X_gt = np.random.default_rng(15).standard_normal((6, 4))
+A_path, A_star = (nx.to_numpy_array(G_) for G_ in (nx.path_graph(6), nx.star_graph(5)))
+p_gt = g.init_graph_transformer(4, k=3)
+for pe in (None, "rw"):
+    gap_gt = np.abs(g.graph_transformer(X_gt, A_path, p_gt, pe=pe)
+                    - g.graph_transformer(X_gt, A_star, p_gt, pe=pe)).max()  # fmt: skip
+    print(
+        f"same features on a path and on a star, pe={pe!r}: outputs differ by {gap_gt:.3f}"
+    )
+C_pe = g.random_walk_pe(nx.to_numpy_array(nx.cycle_graph(7)), 5)
+print(
+    "a 7-cycle: every node gets",
+    C_pe[0].round(3),
+    "(all rows equal:",
+    bool(np.all(C_pe == C_pe[0])),
+    ")",
+)
 verify("C12-38", "C12-39", "C12-40")
 
 # %% [markdown]
