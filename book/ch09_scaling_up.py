@@ -70,6 +70,7 @@ from alice_course.widgets.describe import describe_figures
 from alice_lab import (
     augmentation as au,
     normalization as nz,
+    optim,
     regularization as rg,
     residual as rs,
 )
@@ -166,15 +167,16 @@ verify("C9-05", "C9-06", "C9-07")
 # rescale the gradient (Adam) change that: the penalty in the gradient gets rescaled
 # too, while **decoupled** weight decay (AdamW) shrinks the weights directly,
 # $\mathbf{w}_t = \mathbf{w}_{t-1} - g(\nabla L) - \lambda\mathbf{w}_{t-1}$ with the
-# learning rate folded into λ. `rg.adam` implements both and matches `torch.optim`.
+# learning rate folded into λ. `optim.adam` (chapter 2's optimiser module) implements
+# both and matches `torch.optim`.
 
 # %%
 A_q, b_q = np.diag([1.0, 100.0]), np.array([1.0, 1.0])
 paths = {
-    "Adam + ℓ2 in the gradient": rg.adam(
+    "Adam + ℓ2 in the gradient": optim.adam(
         lambda w: A_q @ w - b_q, np.ones(2), lr=0.05, steps=60, weight_decay=0.5
     ),
-    "AdamW (decoupled)": rg.adam(
+    "AdamW (decoupled)": optim.adam(
         lambda w: A_q @ w - b_q,
         np.ones(2),
         lr=0.05,

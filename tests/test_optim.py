@@ -382,3 +382,48 @@ def test_helpers_parity(backend, rng):
     ]
     for got, want in cases:
         np.testing.assert_allclose(backend.to_numpy(got), want, rtol=1e-13, atol=1e-15)
+
+
+# --- Adam and AdamW (§2.3, line 1098; §9.2.1, lines 4365-4369) -----------------------
+
+A_ADAM = np.diag([1.0, 10.0])
+B_ADAM = np.array([1.0, -2.0])
+
+
+def _grad(w):
+    return A_ADAM @ w - B_ADAM
+
+
+def _torch_path(opt_cls, steps, **kw):
+    import torch
+
+    w = torch.tensor([0.5, 0.5], dtype=torch.float64, requires_grad=True)
+    opt = opt_cls([w], **kw)
+    for _ in range(steps):
+        opt.zero_grad()
+        (0.5 * w @ torch.as_tensor(A_ADAM) @ w - torch.as_tensor(B_ADAM) @ w).backward()
+        opt.step()
+    return w.detach().numpy()
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_adam_and_adamw_match_torch(decoupled):
+    torch = pytest.importorskip("torch")
+    opt = torch.optim.AdamW if decoupled else torch.optim.Adam
+    ref = _torch_path(opt, 25, lr=0.1, weight_decay=0.5)
+    path = optim.adam(
+        _grad,
+        np.array([0.5, 0.5]),
+        lr=0.1,
+        steps=25,
+        weight_decay=0.5,
+        decoupled=decoupled,
+    )
+    np.testing.assert_allclose(path[-1], ref, atol=1e-12)
+
+
+def test_adam_l2_differs_from_adamw():
+    kw = dict(lr=0.1, steps=25, weight_decay=0.5)
+    a = optim.adam(_grad, np.array([0.5, 0.5]), **kw)[-1]
+    b = optim.adam(_grad, np.array([0.5, 0.5]), decoupled=True, **kw)[-1]
+    assert np.abs(a - b).max() > 1e-3

@@ -42,28 +42,6 @@ def test_sgd_weight_decay_equals_l2_gradient_step():
     np.testing.assert_allclose(v, ref, atol=1e-12)
 
 
-@pytest.mark.parametrize("decoupled", [False, True])
-def test_adam_and_adamw_match_torch(decoupled):
-    opt = torch.optim.AdamW if decoupled else torch.optim.Adam
-    ref = _torch_path(opt, 25, lr=0.1, weight_decay=0.5)
-    path = rg.adam(
-        _grad,
-        np.array([0.5, 0.5]),
-        lr=0.1,
-        steps=25,
-        weight_decay=0.5,
-        decoupled=decoupled,
-    )
-    np.testing.assert_allclose(path[-1], ref, atol=1e-12)
-
-
-def test_adam_l2_differs_from_adamw():
-    kw = dict(lr=0.1, steps=25, weight_decay=0.5)
-    a = rg.adam(_grad, np.array([0.5, 0.5]), **kw)[-1]
-    b = rg.adam(_grad, np.array([0.5, 0.5]), decoupled=True, **kw)[-1]
-    assert np.abs(a - b).max() > 1e-3
-
-
 def test_penalties_and_prox():
     w = np.array([3.0, -4.0, 0.0])
     assert rg.l2_penalty(w) == 25.0 and rg.l1_penalty(w) == 7.0

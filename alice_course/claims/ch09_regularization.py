@@ -244,7 +244,7 @@ def _c9_10() -> str:
 def _c9_11() -> str:
     import torch
 
-    from alice_lab.regularization import adam
+    from alice_lab.optim import adam
 
     A, b = np.diag([1.0, 100.0]), np.array([1.0, 1.0])
     finals = {}

@@ -20,15 +20,18 @@ The helpers spell out the rest of §2.3: the closed form of the momentum sum
 
 Chapter 5 adds stochastic optimisation: mini-batch SGD over epochs (:func:`sgd`),
 parameters held in nests of dicts and lists (:func:`tree_map`), and data parallelism
-(:func:`average_gradients`, :func:`data_parallel_grad`).
+(:func:`average_gradients`, :func:`data_parallel_grad`). :func:`adam` is the adaptive
+optimiser §2.3 mentions, with the two kinds of weight decay of §9.2.1 (Adam and AdamW).
 
-Book: §2.3 (lines 882-1100); §5.3 (lines 2342-2412).
+Book: §2.3 (lines 882-1100); §5.3 (lines 2342-2412); §9.2.1 (lines 4365-4369).
 
 Modules: :mod:`~alice_lab.optim.descent` (gradient descent and momentum),
-:mod:`~alice_lab.optim.directions` (closed forms and descent directions) and
-:mod:`~alice_lab.optim.stochastic` (SGD and data parallelism).
+:mod:`~alice_lab.optim.directions` (closed forms and descent directions),
+:mod:`~alice_lab.optim.stochastic` (SGD and data parallelism) and
+:mod:`~alice_lab.optim.adaptive` (Adam and AdamW).
 """
 
+from alice_lab.optim.adaptive import adam
 from alice_lab.optim.descent import DivergenceError, GDResult, gradient_descent
 from alice_lab.optim.directions import (
     exact_line_search_quadratic,
@@ -51,6 +54,7 @@ __all__ = [
     "DivergenceError",
     "GDResult",
     "SGDResult",
+    "adam",
     "average_gradients",
     "data_parallel_grad",
     "exact_line_search_quadratic",
