@@ -399,6 +399,35 @@ for a in axes.ravel():
     a.set_axis_off()
 fig.suptitle("augmentations of four digits (a flipped digit is no longer a digit)")
 plt.show()
+
+# %% [markdown]
+# Three of the statements in numbers. For a linear model, least squares on 500 noisy
+# copies of each input lands where ridge regression does with $\lambda = n\sigma^2$ (here
+# $40 \cdot 0.3^2 = 3.6$, scikit-learn's `Ridge`), away from plain least squares. A
+# transformation with $c = 0$ changes nothing, and the seed decides the draw: the same
+# seed gives the same batch, another seed another one. Mixed labels still sum to one.
+
+# %%
+# Gaussian noise on the inputs of a linear model acts like ℓ2 (ridge with λ = nσ²)
+r_no = np.random.default_rng(19)
+X_no = r_no.normal(size=(40, 3))
+y_no = X_no @ np.array([1.0, -2.0, 0.5]) + 0.1 * r_no.normal(size=40)
+sigma_no, copies = 0.3, 500
+X_many = np.repeat(X_no, copies, axis=0) + sigma_no * r_no.normal(size=(40 * copies, 3))
+w_noise = np.linalg.lstsq(X_many, np.repeat(y_no, copies), rcond=None)[0]
+w_ridge = Ridge(alpha=40 * sigma_no**2, fit_intercept=False).fit(X_no, y_no).coef_
+w_ls = np.linalg.lstsq(X_no, y_no, rcond=None)[0]
+print("least squares       :", w_ls.round(3))
+print("on 500 noisy copies :", w_noise.round(3))
+print("ridge, λ = nσ² = 3.6:", w_ridge.round(3))
+print("a 0° rotation is the identity:",
+      np.allclose(au.random_rotation(imgs, 0, rng=1), imgs),
+      "| same seed, same batch:",
+      np.array_equal(au.random_rotation(imgs, 20, rng=1), au.random_rotation(imgs, 20, rng=1)),
+      "| another seed, another batch:",
+      not np.allclose(au.random_rotation(imgs, 20, rng=1), au.random_rotation(imgs, 20, rng=2)))  # fmt: skip
+_, y_mixed, _ = au.mixup(imgs, np.eye(10)[y_dig[:4]], lam=0.6, rng=5)
+print("mixup labels stay on the simplex: row sums", y_mixed.sum(1))
 verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
 
 # %% [markdown]
@@ -886,6 +915,34 @@ ax.semilogy(depths, norms[True], "o-", label="residual")
 ax.set(xlabel="depth", ylabel="‖∂h/∂x‖₂", title="gradient through a deep stack")
 ax.legend()
 plt.show()
+
+# %% [markdown]
+# The block's other properties: with zero weights (or, in the two-convolution block, the
+# last batch-norm scale set to 0) it is exactly the identity; when the number of
+# channels changes, the skip gets a 1×1 convolution; and torch's vector-Jacobian product
+# of $f(\mathbf{x}) + \mathbf{x}$ is that of $f$ plus $\mathbf{v}$ itself.
+
+# %%
+z8 = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+W_zero = torch.zeros(8, 8, dtype=torch.float64)
+print("residual block with zero weights, tanh(0·x) + x − x:",
+      (torch.tanh(W_zero @ z8) + z8 - z8).abs().max().item())  # fmt: skip
+with torch.no_grad():
+    x_blk = torch.randn(2, 8, 6, 6, generator=torch.Generator().manual_seed(4))
+    ident = rs.BasicBlock(8, post_relu=False, zero_init=True).eval()
+    print(
+        "block with its last BN scale at 0 − identity:",
+        (ident(x_blk) - x_blk).abs().max().item(),
+    )
+    wider = rs.BasicBlock(8, 16)
+    print("8 → 16 channels: output", tuple(wider(x_blk).shape), "with a",
+          type(wider.shortcut[0]).__name__, wider.shortcut[0].kernel_size, "on the skip")  # fmt: skip
+W_v = Ws[0]
+f_blk = lambda z: torch.tanh(W_v @ z)  # the residual branch
+v_adj = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+vjp_r = torch.autograd.functional.vjp(lambda z: f_blk(z) + z, x_in, v_adj)[1]
+vjp_f = torch.autograd.functional.vjp(f_blk, x_in, v_adj)[1]
+print("vjp of f(x) + x − (vjp of f + v):", (vjp_r - (vjp_f + v_adj)).abs().max().item())
 verify("C9-59", "C9-61", "C9-62", "C9-63", "C9-64", "C9-65")
 
 # %% [markdown]
