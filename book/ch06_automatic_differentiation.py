@@ -1282,7 +1282,7 @@ g_custom = torch.autograd.grad(
     frameworks.TrainableSwishFunction.apply(s_in, *abcd).sum(), abcd
 )
 _, vjp_sw = ad.vjp(
-    frameworks.trainable_swish,
+    frameworks.trainable_swish_engine,
     s_in.detach().numpy(),
     *(np.array(v.item()) for v in abcd),
 )

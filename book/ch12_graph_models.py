@@ -723,7 +723,7 @@ torch.manual_seed(0)
 gcn = g.GCN(Ak, [34, 16, 2])
 run_k = g.train_node_classifier(gcn, np.eye(34), yk, mask_k, epochs=100)
 pred_k = run_k["logits"].argmax(1).numpy()
-acc_k = g.accuracy(run_k["logits"], yk, ~mask_k)
+acc_k = g.masked_accuracy(run_k["logits"], yk, ~mask_k)
 print(f"GCN on the karate club: accuracy {acc_k:.3f} on the 32 unlabelled members")
 
 Gk = nx.karate_club_graph()

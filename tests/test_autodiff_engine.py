@@ -266,7 +266,7 @@ def test_sgd_step_keeps_float32_and_matches_torch():
     params = mlp.init_mlp([20, 16, 4], seed=3, dtype=np.float32)
     X = rng.standard_normal((32, 20)).astype(np.float32)
     y = rng.integers(0, 4, 32)
-    new, loss = mlp.sgd_step(params, X, y, lr=0.5)
+    new, loss = mlp.backprop_step(params, X, y, lr=0.5)
     assert all(W.dtype == np.float32 and b.dtype == np.float32 for W, b in new)
     want, losses = ad.frameworks.train_mlp_torch(params, X, y, lr=0.5, steps=1)
     assert loss == pytest.approx(losses[0], rel=1e-5)

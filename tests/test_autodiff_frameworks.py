@@ -64,7 +64,7 @@ def test_engine_frameworks_and_hand_vjp_agree():
 
     g = RNG.standard_normal(S.shape)
     args = (S, *(np.asarray(p) for p in VECTORS))
-    y, vjp_fn = ad.vjp(fw.trainable_swish, *args)
+    y, vjp_fn = ad.vjp(fw.trainable_swish_engine, *args)
     engine = vjp_fn(g)
 
     def sum_to(x, like):
@@ -79,7 +79,7 @@ def test_engine_frameworks_and_hand_vjp_agree():
         np.testing.assert_allclose(e, h, rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(e, t.numpy(), rtol=1e-12, atol=1e-14)
     v = RNG.standard_normal(S.shape)  # and forward mode, through the dual numbers
-    _, t_fwd = ad.jvp(lambda s: fw.trainable_swish(s, *args[1:]), S, v)
+    _, t_fwd = ad.jvp(lambda s: fw.trainable_swish_engine(s, *args[1:]), S, v)
     np.testing.assert_allclose(np.sum(t_fwd * g), np.sum(engine[0] * v), rtol=1e-12)
 
 
@@ -90,7 +90,9 @@ def test_module_with_and_without_the_custom_function():
     x = torch.randn(8, 5, dtype=torch.float64)
     grads = []
     for custom in (False, True):
-        act = fw.TrainableSwish(1.2, 0.1, 0.9, -0.3, custom=custom, dtype=torch.float64)
+        act = fw.SwishFunctionDemo(
+            1.2, 0.1, 0.9, -0.3, custom=custom, dtype=torch.float64
+        )
         act(x).pow(2).sum().backward()
         grads.append([p.grad.clone() for p in act.parameters()])
         assert [n for n, _ in act.named_parameters()] == ["a", "b", "c", "d"]
@@ -100,7 +102,9 @@ def test_module_with_and_without_the_custom_function():
 
 def test_swish_defaults_are_the_plain_swish():
     s = np.linspace(-4, 4, 9)
-    np.testing.assert_allclose(fw.trainable_swish(s), s / (1 + np.exp(-s)), rtol=1e-14)
+    np.testing.assert_allclose(
+        fw.trainable_swish_engine(s), s / (1 + np.exp(-s)), rtol=1e-14
+    )
 
 
 def test_framework_names_are_lazy():
@@ -115,13 +119,13 @@ def test_agrees_with_the_generic_activation_module():
         pytest.skip("alice_lab.activations has no trainable_swish_grads")
     a, b, c, d = SCALARS
     np.testing.assert_allclose(
-        fw.trainable_swish(S, a, b, c, d),
+        fw.trainable_swish_engine(S, a, b, c, d),
         act.trainable_swish(S, a, b, c, d),
         rtol=1e-14,
     )
     partials = act.trainable_swish_grads(S, a, b, c, d)
     ones = np.ones_like(S)
-    _, vjp_fn = ad.vjp(fw.trainable_swish, S, *(np.asarray(p) for p in SCALARS))
+    _, vjp_fn = ad.vjp(fw.trainable_swish_engine, S, *(np.asarray(p) for p in SCALARS))
     mine = vjp_fn(ones)
     np.testing.assert_allclose(mine[0], partials["s"], rtol=1e-13)
     for got, key in zip(mine[1:], "abcd", strict=True):  # scalars: summed partials

@@ -25,7 +25,7 @@ LAZY = {
     "alice_lab.normalization": ["RMSNormModule"],
     "alice_lab.regularization": ["DropoutModule"],
     "alice_lab.residual": ["ConvNeXtBlock"],
-    "alice_lab.autodiff.frameworks": ["TrainableSwish", "trainable_swish_jax"],
+    "alice_lab.autodiff.frameworks": ["SwishFunctionDemo", "trainable_swish_jax"],
     "alice_lab.graphs": ["GCN"],
     "alice_lab.attention": ["MultiHeadAttention"],
     "alice_lab.transformer": ["GPT", "gpt_generate"],

@@ -411,7 +411,9 @@ def _c6_45() -> str:
     )
     grads = []
     for custom in (False, True):
-        act = fw.TrainableSwish(1.2, -0.3, 0.8, 0.1, custom=custom, dtype=torch.float64)
+        act = fw.SwishFunctionDemo(
+            1.2, -0.3, 0.8, 0.1, custom=custom, dtype=torch.float64
+        )
         act(s).pow(2).sum().backward()
         grads.append(torch.stack([p.grad for p in act.parameters()]))
     assert torch.allclose(grads[0], grads[1], rtol=1e-12, atol=1e-14)

@@ -466,7 +466,7 @@ def check_train_step(train_step: Callable) -> tuple[bool, str]:
     the engine's own loss and backward pass, so only the step itself is graded."""
     from sklearn.datasets import load_digits
 
-    from alice_lab.autodiff.mlp import init_mlp, mlp_loss, sgd_step
+    from alice_lab.autodiff.mlp import backprop_step, init_mlp, mlp_loss
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:120] / 16.0, y[:120]
@@ -478,7 +478,7 @@ def check_train_step(train_step: Callable) -> tuple[bool, str]:
         """The engine's parameters after ``steps`` steps from the same start."""
         if steps == 0:
             return init_mlp(widths, seed=9)
-        return sgd_step(expected(steps - 1), X, y, 0.5)[0]
+        return backprop_step(expected(steps - 1), X, y, 0.5)[0]
 
     mine = init_mlp(widths, seed=9)
     for step in range(3):

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab.autodiff.overloads import EngineValue
-from alice_lab.autodiff.rules import Primitive, evaluate
+from alice_lab.autodiff.rules import Primitive, apply_impl
 
 __all__ = ["Dual"]
 
@@ -72,7 +72,7 @@ class Dual(EngineValue):
                     f"{prim.name}: cannot mix a Dual with a {type(a).__name__}"
                 )
         primals = [a.primal if isinstance(a, Dual) else a for a in args]
-        out = np.asarray(evaluate(prim, *primals, **params))
+        out = np.asarray(apply_impl(prim, *primals, **params))
         tangent = None
         for i, a in enumerate(args):
             if isinstance(a, Dual) and a.tangent is not None:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from alice_lab.autodiff.overloads import EngineValue
-from alice_lab.autodiff.rules import Primitive, evaluate
+from alice_lab.autodiff.rules import Primitive, apply_impl
 
 __all__ = [
     "Tensor",
@@ -143,7 +143,7 @@ class Tensor(EngineValue):
                     f"{prim.name}: cannot mix a Tensor with a {type(a).__name__}"
                 )
         raw = [a.data if isinstance(a, Tensor) else a for a in args]
-        out = Tensor(evaluate(prim, *raw, **params))
+        out = Tensor(apply_impl(prim, *raw, **params))
         if is_grad_enabled() and any(
             isinstance(a, Tensor) and a.requires_grad for a in args
         ):

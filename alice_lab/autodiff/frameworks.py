@@ -17,11 +17,16 @@ whose VJPs, with :math:`u = as + b`, :math:`v = cs + d` and :math:`\sigma' =
 the sums running over the axes along which a parameter was broadcast (all of them for
 the book's four scalars). The same formulas serve three implementations:
 
-- :func:`trainable_swish`: engine operations (NumPy, Tensor or Dual inputs);
+- :func:`trainable_swish_engine`: engine operations (NumPy, Tensor or Dual inputs);
 - ``TrainableSwishFunction``: a ``torch.autograd.Function`` (forward + backward), and
-  ``TrainableSwish``: the ``nn.Module`` that lets autograd work the backward out;
+  ``SwishFunctionDemo``: the ``nn.Module`` of the demo, which runs either through that
+  Function or lets autograd work the backward out;
 - ``trainable_swish_jax``: a ``jax.custom_vjp`` function (``fwd`` saves residuals,
   ``bwd`` returns the cotangents).
+
+The activation itself, for any array library, is
+:func:`alice_lab.activations.trainable_swish` (its module,
+``alice_lab.activations.TrainableSwish``, holds per-unit parameters).
 
 torch and JAX are imported on first use of their versions.
 
@@ -36,22 +41,32 @@ from collections.abc import Callable
 
 import numpy as np
 
-from alice_lab._compat import lazy_getattr
+from alice_lab._compat import lazy_getattr, renamed
 from alice_lab.autodiff import ops
 from alice_lab.backend import to_numpy
 
-# TrainableSwishFunction, TrainableSwish and trainable_swish_jax are built on first
+# TrainableSwishFunction, SwishFunctionDemo and trainable_swish_jax are built on first
 # access (module __getattr__), so that importing this module imports neither framework.
-__all__ = ["swish_vjp", "train_mlp_torch", "trainable_swish"]
+__all__ = ["swish_vjp", "train_mlp_torch", "trainable_swish_engine"]
 
 
-def trainable_swish(s, a=1.0, b=0.0, c=1.0, d=0.0):
+def trainable_swish_engine(s, a=1.0, b=0.0, c=1.0, d=0.0):
     """σ(a s + b)(c s + d) with engine operations; a = c = 1, b = d = 0 is the Swish.
+    (On arrays of any library: :func:`alice_lab.activations.trainable_swish`.)
 
-    >>> float(trainable_swish(np.array(0.0), 1.0, 0.0, 1.0, 1.0))   # sigma(0) * 1
+    >>> float(trainable_swish_engine(np.array(0.0), 1.0, 0.0, 1.0, 1.0))  # sigma(0)
     0.5
     """
     return ops.sigmoid(a * s + b) * (c * s + d)
+
+
+#: the name before ``trainable_swish_engine``, for one release (chapter 6's notebook)
+trainable_swish = renamed(
+    "alice_lab.autodiff.frameworks.trainable_swish",
+    trainable_swish_engine,
+    "alice_lab.autodiff.frameworks.trainable_swish_engine",
+    "alice_lab.activations.trainable_swish is the activation for any array library",
+)
 
 
 def swish_vjp(g, s, a, b, c, d, *, sigmoid: Callable, sum_to: Callable):
@@ -93,9 +108,11 @@ def _torch_classes() -> dict[str, type]:
             s, a, b, c, d = ctx.saved_tensors
             return swish_vjp(g, s, a, b, c, d, sigmoid=torch.sigmoid, sum_to=sum_to)
 
-    class TrainableSwish(torch.nn.Module):
-        """The same activation as a module; ``custom=True`` routes it through the
-        hand-written Function, otherwise autograd derives the backward pass."""
+    class SwishFunctionDemo(torch.nn.Module):
+        """Chapter 6's demo: the trainable Swish as a module with four scalar
+        parameters; ``custom=True`` routes it through the hand-written
+        ``TrainableSwishFunction``, otherwise autograd derives the backward pass. (The
+        activation's own module is ``alice_lab.activations.TrainableSwish``.)"""
 
         def __init__(
             self,
@@ -120,7 +137,7 @@ def _torch_classes() -> dict[str, type]:
 
     return {
         "TrainableSwishFunction": TrainableSwishFunction,
-        "TrainableSwish": TrainableSwish,
+        "SwishFunctionDemo": SwishFunctionDemo,
     }
 
 
@@ -155,7 +172,7 @@ __getattr__ = lazy_getattr(
     __name__,
     {
         "TrainableSwishFunction": _torch_classes,
-        "TrainableSwish": _torch_classes,
+        "SwishFunctionDemo": _torch_classes,
         "trainable_swish_jax": _jax_function,
     },
 )

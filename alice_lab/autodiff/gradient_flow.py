@@ -25,14 +25,15 @@ from alice_lab.autodiff.functional import grad
 from alice_lab.backend import check_int
 
 __all__ = [
-    "ACTIVATIONS",
+    "ENGINE_ACTIVATIONS",
     "adjoint_norms",
     "chain_derivative",
     "underflow_depth",
 ]
 
-#: activations by name, as engine functions, with their derivative's largest value
-ACTIVATIONS: dict[str, Callable] = {
+#: activations by name, as engine functions (chapter 5's by name, as array functions
+#: with their derivatives: :data:`alice_lab.activations.ACTIVATIONS`)
+ENGINE_ACTIVATIONS: dict[str, Callable] = {
     "sigmoid": ops.sigmoid,
     "tanh": ops.tanh,
     "relu": ops.relu,
@@ -49,7 +50,7 @@ def chain_derivative(
     >>> chain_derivative("sigmoid", 1)   # sigma'(0) = 1/4
     0.25
     """
-    phi = ACTIVATIONS[phi] if isinstance(phi, str) else phi
+    phi = ENGINE_ACTIVATIONS[phi] if isinstance(phi, str) else phi
     depth = check_int(depth, "depth", low=0)
 
     def stack(x):
@@ -100,7 +101,7 @@ def adjoint_norms(
     gradient; the last entry is the seed's norm, :math:`\sqrt{\text{width}}`.
     """
     depth, width = check_int(depth, "depth"), check_int(width, "width")
-    phi = ACTIVATIONS[activation]
+    phi = ENGINE_ACTIVATIONS[activation]
     rng = np.random.default_rng(seed)
     h = Tensor(rng.standard_normal((1, width)).astype(dtype), requires_grad=True)
     hidden = [h]

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from alice_lab import optim
 from alice_lab.autodiff import ops
 from alice_lab.autodiff.engine import Tensor, no_grad
 from alice_lab.backend import check_int
@@ -33,9 +34,9 @@ __all__ = [
     "accuracy",
     "cross_entropy",
     "init_mlp",
+    "backprop_step",
     "mlp_forward",
     "mlp_loss",
-    "sgd_step",
     "train_mlp",
 ]
 
@@ -107,11 +108,15 @@ def accuracy(
     return float(np.mean(np.argmax(logits, axis=1) == y))
 
 
-def sgd_step(params: Params, X: Any, y: np.ndarray, lr: float, activation=ops.relu):
-    """One step of gradient descent with the engine; returns ``(new_params, loss)``.
+def backprop_step(
+    params: Params, X: Any, y: np.ndarray, lr: float, activation=ops.relu
+):
+    """One step of gradient descent, the gradients by the engine's back-propagation;
+    returns ``(new_params, loss)``.
 
     The parameters become leaves with ``requires_grad=True``, the loss is computed
-    and ``backward()`` fills their ``.grad``; the update runs outside the graph.
+    and ``backward()`` fills their ``.grad``; the update, outside the graph, is
+    :func:`alice_lab.optim.sgd_step`.
     """
     leaves = [
         (Tensor(W, requires_grad=True), Tensor(b, requires_grad=True))
@@ -120,7 +125,8 @@ def sgd_step(params: Params, X: Any, y: np.ndarray, lr: float, activation=ops.re
     loss = mlp_loss(leaves, X, y, activation)
     loss.backward()
     with no_grad():
-        new = [(W.data - lr * W.grad, b.data - lr * b.grad) for W, b in leaves]
+        values = [(W.data, b.data) for W, b in leaves]
+        new = optim.sgd_step(values, [(W.grad, b.grad) for W, b in leaves], lr=lr)
     return new, float(loss.data)
 
 
@@ -150,7 +156,7 @@ def train_mlp(
     """
     run = TrainingRun([(np.array(W), np.array(b)) for W, b in params])
     for idx in batch_indices(len(X), steps, batch_size, seed):
-        run.params, loss = sgd_step(run.params, X[idx], y[idx], lr, activation)
+        run.params, loss = backprop_step(run.params, X[idx], y[idx], lr, activation)
         run.losses.append(loss)
     return run
 

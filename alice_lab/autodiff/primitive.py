@@ -1,7 +1,7 @@
 r"""The primitive: an operation the engine does not look inside, with its VJP and JVP
 rules, and how calling one dispatches (:func:`bind`) to the engine value among its
 arguments (a reverse-mode :class:`~alice_lab.autodiff.engine.Tensor` or a forward-mode
-:class:`~alice_lab.autodiff.dual.Dual`) or runs it on plain arrays (:func:`evaluate`).
+:class:`~alice_lab.autodiff.dual.Dual`) or runs it on plain arrays (:func:`apply_impl`).
 :func:`unbroadcast` is the adjoint of NumPy broadcasting, which every rule of a
 broadcasting operation needs. The rules themselves are in
 :mod:`alice_lab.autodiff.rules`.
@@ -20,9 +20,9 @@ import numpy as np
 __all__ = [
     "PRIMITIVES",
     "Primitive",
+    "apply_impl",
     "bind",
     "defprimitive",
-    "evaluate",
     "unbroadcast",
 ]
 
@@ -85,12 +85,13 @@ def bind(prim: Primitive, *args, **params) -> Any:
         binder = getattr(a, "_bind", None)
         if binder is not None:
             return binder(prim, *args, **params)
-    return evaluate(prim, *args, **params)
+    return apply_impl(prim, *args, **params)
 
 
-def evaluate(prim: Primitive, *args, **params) -> Any:
+def apply_impl(prim: Primitive, *args, **params) -> Any:
     """``prim.impl`` on plain values, with NumPy's shape errors restated to name the
-    primitive and the shapes it was given."""
+    primitive and the shapes it was given. (Evaluating a whole trace of primitives is
+    :func:`alice_lab.autodiff.trace.evaluate`.)"""
     try:
         return prim.impl(*args, **params)
     except ValueError as err:

@@ -40,18 +40,18 @@ from alice_lab.autodiff.primitive import (
     PRIMITIVES,
     Primitive,
     _expand,
+    apply_impl,
     bind,
     defprimitive,
-    evaluate,
     unbroadcast,
 )
 
 __all__ = [
     "PRIMITIVES",
     "Primitive",
+    "apply_impl",
     "bind",
     "defprimitive",
-    "evaluate",
     "unbroadcast",
 ]
 

@@ -83,7 +83,9 @@ from alice_lab.graphs.message_passing import (
     segment_sum,
 )
 
-_TORCH = ("GAT", "GCN", "accuracy", "train_node_classifier")
+_TORCH = ("GAT", "GCN", "masked_accuracy", "train_node_classifier")
+#: ``accuracy``, masked_accuracy's old name: warns for one release (not in ``__all__``)
+_OLD_NAMES = ("accuracy",)
 
 __all__ = [
     "DENSITY_THRESHOLD", "add_self_loops", "adjacency", "barabasi_albert",
@@ -103,4 +105,4 @@ __all__ = [
 ]  # fmt: skip
 
 
-__getattr__ = lazy_getattr(__name__, dict.fromkeys(_TORCH, ".models"))
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(_TORCH + _OLD_NAMES, ".models"))
