@@ -23,7 +23,7 @@ LR = 0.1
 
 
 def _engine_step(X, y, params):
-    new, _ = mlp.sgd_step(params, X, y, LR)
+    new, _ = mlp.backprop_step(params, X, y, LR)
     return np.concatenate([p.ravel() for pair in new for p in pair])
 
 
