@@ -77,6 +77,7 @@ class Sequential:
 
     Book: §5.2, the ``Sequential`` snippet and the remark after it (lines 2298-2314).
 
+    >>> import numpy as np
     >>> model = Sequential(FullyConnected(3, 5), FullyConnected(5, 4))
     >>> model(np.ones((2, 3))).shape, model.n_params
     ((2, 4), 44)
@@ -125,6 +126,7 @@ def collapse_linear(params: Any) -> dict[str, Any]:
 
     Book: §5.2, the collapse of two projections (lines 2228-2236).
 
+    >>> import numpy as np
     >>> p = [{"W": 2 * np.eye(2), "b": np.ones(2)},
     ...      {"W": np.ones((2, 1)), "b": np.ones(1)}]
     >>> {k: v.ravel().tolist() for k, v in collapse_linear(p).items()}

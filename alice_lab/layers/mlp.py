@@ -30,6 +30,7 @@ def fully_connected(X: Any, W: Any, b: Any, phi: Any = "relu") -> Any:
 
     Book: §5.2, eq. E.5.7 (lines 2262-2268).
 
+    >>> import numpy as np
     >>> fully_connected(np.ones((2, 3)), -np.ones((3, 1)), np.array([1.0])).tolist()
     [[0.0], [0.0]]
     """
@@ -80,6 +81,7 @@ def mlp_forward(params: Any, X: Any, phi: Any = "relu", output: Any = None) -> A
 
     Book: §5.2, eqs. E.5.3-E.5.6 (lines 2238-2254).
 
+    >>> import numpy as np
     >>> p = [{"W": np.eye(2), "b": np.zeros(2)},
     ...      {"W": np.ones((2, 1)), "b": np.zeros(1)}]
     >>> mlp_forward(p, np.array([[1.0, -1.0]])).tolist()
@@ -148,6 +150,8 @@ def mlp_value_and_grad(
 
     Book: §5.2.1, the training objective (line 2320); chapter 6 derives the rules.
 
+    >>> import numpy as np
+    >>> from alice_lab.layers import mlp_init
     >>> p = mlp_init([2, 3, 2], seed=0)
     >>> value, g = mlp_value_and_grad(p, np.ones((4, 2)), np.array([0, 1, 0, 1]))
     >>> [gk["W"].shape for gk in g]

@@ -132,6 +132,8 @@ def sigmoid_staircase(
 
     Book: §5.2.1, universal approximation (lines 2326-2336).
 
+    >>> import numpy as np
+    >>> from alice_lab.layers import mlp_forward
     >>> p = sigmoid_staircase(np.sin, 50, domain=(0.0, 3.0))
     >>> f = mlp_forward(p, np.array([[1.0]]), "sigmoid")
     >>> bool(abs(f[0, 0] - np.sin(1.0)) < 0.05)

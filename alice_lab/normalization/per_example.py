@@ -49,6 +49,7 @@ def layer_norm(
     Book: §9.3.2 "Variants of batch normalization" (lines 4789-4821); the row mean is
     :math:`\mu_i = \frac1c\sum_j X_{ij}` (the book swaps the indices; erratum).
 
+    >>> import numpy as np
     >>> layer_norm(np.array([[1.0, 3.0]]), eps=0.0).tolist()
     [[-1.0, 1.0]]
     """
@@ -109,6 +110,7 @@ def rms_norm(x: Any, gamma: Any = None, *, eps: float = 1e-6, axes: Any = -1) ->
 
     x : (..., c); gamma : (c,) or None. Book: §9.3.2, eq. E.9.12 (lines 4823-4835).
 
+    >>> import numpy as np
     >>> rms_norm(np.array([3.0, -3.0]), eps=0.0).tolist()
     [1.0, -1.0]
     """
@@ -131,6 +133,7 @@ def group_norm(
 
     Book: §9.3.2 (line 4811).
 
+    >>> import numpy as np
     >>> group_norm(np.array([[1.0, 3.0]]), 1, eps=0.0).tolist()
     [[-1.0, 1.0]]
     """
@@ -155,6 +158,7 @@ def instance_norm(
     standardised over its spatial positions (group norm with one channel per group).
     Book: §9.3.2 (line 4811).
 
+    >>> import numpy as np
     >>> instance_norm(np.array([[[1.0], [3.0]]]), eps=0.0).ravel().tolist()
     [-1.0, 1.0]
     """

@@ -18,6 +18,7 @@ def minmax_scale(X: Any) -> Any:
     """Columns of ``X (n, c)`` squashed to [0, 1] (constant columns map to 0).
     Book: §9.3.2 (line 4671).
 
+    >>> import numpy as np
     >>> minmax_scale(np.array([[1.0], [3.0]])).ravel().tolist()
     [0.0, 1.0]
     """
@@ -32,6 +33,7 @@ def standard_scale(X: Any) -> Any:
     """Columns of ``X (n, c)`` to zero mean and unit (biased) variance; constant
     columns map to 0. Book: §9.3.2 (line 4671).
 
+    >>> import numpy as np
     >>> standard_scale(np.array([[1.0], [3.0]])).ravel().tolist()
     [-1.0, 1.0]
     """
