@@ -87,8 +87,16 @@ torch.set_num_threads(1)
 # the words *cat* and *table* are related in the same way, but they sit 4 tokens apart
 # in one sentence and 9 in the other. Text dependencies can be far apart, and how far
 # depends on the input.
+#
+# Counting the words between them in the two sentences:
 
 # %%
+for sentence in (
+    "The cat is on the table",
+    "The cat, who belongs to my mother, is on the table",
+):
+    words = [w.strip(",.").lower() for w in sentence.split()]
+    print(f"{words.index('table') - words.index('cat')} tokens apart: {sentence!r}")
 verify("C10-01")
 
 # %% [markdown]
@@ -98,8 +106,36 @@ verify("C10-01")
 # $(2k+1)e^2$. Note that the window has $2k + 1$ taps, although the book calls $k$
 # the kernel size. The sum is exactly PyTorch's `conv1d` with padding $k$ and the
 # kernel flipped.
+#
+# Below, E.10.1 written as a loop over tokens and offsets, against `conv1d` with the
+# kernel reversed, and the parameter count of `torch.nn.Conv1d` as the window grows:
+# look at the count growing by $2e^2$ for every step of $k$.
 
 # %%
+rng_c = np.random.default_rng(3)
+n1, e1, k1 = 9, 4, 2
+X1 = rng_c.standard_normal((n1, e1))
+W1 = rng_c.standard_normal((2 * k1 + 1, e1, e1))  # W1[j - 1] is the book's W_j
+H1 = np.zeros((n1, e1))
+for i in range(n1):
+    for j in range(1, 2 * k1 + 2):
+        if 0 <= i + k1 + 1 - j < n1:  # zero padding at both ends
+            H1[i] += W1[j - 1] @ X1[i + k1 + 1 - j]
+H1_torch = torch.nn.functional.conv1d(
+    torch.from_numpy(X1.T[None]),
+    torch.from_numpy(W1[::-1].transpose(1, 2, 0).copy()),  # (out, in, taps), flipped
+    padding=k1,
+)[0].T.numpy()
+print(
+    f"max |E.10.1 − conv1d(padding=k, flipped kernel)| = {np.abs(H1 - H1_torch).max():.1e}"
+)
+for k_ in (1, 2, 4, 8):
+    count = sum(
+        p.numel() for p in torch.nn.Conv1d(64, 64, 2 * k_ + 1, bias=False).parameters()
+    )
+    print(
+        f"e = 64, k = {k_}: Conv1d has {count:6,} weights = (2k+1)e² = {(2 * k_ + 1) * 64**2:,}"
+    )
 verify("C10-02", "C10-03")
 
 # %% [markdown]
@@ -147,8 +183,16 @@ verify("C10-04", "C10-05", "C10-06")
 # \mathbf{x}_j) = \mathbf{x}_i^\top\mathbf{x}_j$, normalised over $j$ by a softmax
 # (E.10.4). In matrix form the whole layer is $\mathrm{softmax}(\mathbf{X}
 # \mathbf{X}^\top)\mathbf{X}$, a few matrix products instead of a loop over tokens.
+#
+# The two forms side by side, the loop with SciPy's softmax:
 
 # %%
+X7 = np.random.default_rng(7).standard_normal((6, 4))
+loop7 = np.array([softmax([x @ xj for xj in X7]) @ X7 for x in X7])  # E.10.4, per token
+matrix7 = A.parameter_free_attention(X7, scale=False)  # softmax(X Xᵀ) X
+print("first output token, loop  :", loop7[0].round(4))
+print("first output token, matrix:", matrix7[0].round(4))
+print(f"max difference over all 6 tokens: {np.abs(loop7 - matrix7).max():.1e}")
 verify("C10-07")
 
 # %% [markdown]
@@ -156,18 +200,7 @@ verify("C10-07")
 # independent $\mathcal{N}(0, \sigma^2)$, each product $x_{ik}x_{jk}$ has variance
 # $\sigma^4$ and the sum of $e$ of them has variance $e\sigma^4$; dividing by $\sqrt e$
 # leaves $\sigma^4$, independent of the dimension.
-
-# %%
-e_dims = np.array([16, 64, 256])
-z1, z2 = rng.standard_normal((2, 20_000, 256))
-for e_ in e_dims:
-    dots = np.einsum("ne,ne->n", 2.0 * z1[:, :e_], 2.0 * z2[:, :e_])
-    print(
-        f"e = {e_:3d}, σ = 2: var(xᵀy) = {dots.var():7.1f} (eσ⁴ = {e_ * 16}), "
-        f"var(xᵀy/√e) = {(dots / np.sqrt(e_)).var():5.2f} (σ⁴ = 16, σ² = 4)"
-    )
-
-# %% [markdown]
+#
 # ```{admonition} Erratum (E10-01, §10.1.2, line 5108)
 # :class: warning
 # The book says each element of $\mathbf{x}_i^\top\mathbf{x}_j$ has variance
@@ -176,16 +209,45 @@ for e_ in e_dims:
 # the scaling buys is independence from $e$. The two statements agree only for
 # $\sigma = 1$.
 # ```
+#
+# Sampled dot products for two spreads σ: after scaling, the variance stays at σ⁴
+# for every $e$, which is σ² only for σ = 1.
 
 # %%
+e_dims = np.array([16, 64, 256])
+z1, z2 = rng.standard_normal((2, 20_000, 256))
+for sigma in (2.0, 0.5):
+    for e_ in e_dims:
+        dots = np.einsum("ne,ne->n", sigma * z1[:, :e_], sigma * z2[:, :e_])
+        print(
+            f"e = {e_:3d}, σ = {sigma}: var(xᵀy) = {dots.var():7.2f} "
+            f"(eσ⁴ = {e_ * sigma**4:g}), var(xᵀy/√e) = {(dots / np.sqrt(e_)).var():6.3f} "
+            f"(σ⁴ = {sigma**4:g}, σ² = {sigma**2:g})"
+        )
 verify("E10-01")
 
 # %% [markdown]
 # The softmax turns each row of scores into an **attention budget**: weights are
 # non-negative and sum to one, so raising one score takes weight from every other
 # token of the row.
+#
+# One row before and after moving key 2 towards query 0 (which raises that one
+# score): key 2's weight grows, every other weight of the row shrinks, and the row
+# still sums to one.
 
 # %%
+rng_b = np.random.default_rng(9)
+Q9, K9 = rng_b.standard_normal((5, 4)), rng_b.standard_normal((6, 4))
+W9 = A.attention_weights(Q9, K9)
+K9_up = K9.copy()
+K9_up[2] += 0.5 * Q9[0]  # raises the score of key 2 for query 0
+W9_up = A.attention_weights(Q9, K9_up)
+ref9 = torch.softmax(torch.from_numpy(Q9 @ K9.T / 2.0), dim=-1).numpy()  # √k = 2
+print("row 0 before:", W9[0].round(3), f"sum {W9[0].sum():.12f}")
+print("row 0 after :", W9_up[0].round(3), f"sum {W9_up[0].sum():.12f}")
+print(
+    f"min weight {W9.min():.3f} ≥ 0; max |ours − torch.softmax| = {np.abs(W9 - ref9).max():.0e}"
+)
 verify("C10-09")
 
 # %% [markdown]
@@ -236,8 +298,28 @@ verify("C10-10", "C10-11", "C10-12", "C10-13", "C10-14")
 # product $\mathbf{X}\mathbf{W}_q$ needs $\mathbf{W}_q \sim (e, k)$ (and so on), as
 # the text itself says at line 5116. The parameter count $2ke + ve$ is the same.
 # ```
+#
+# The shapes of F.10.2's cell above, in numbers: with $(e, k)$ matrices the
+# products go through and match PyTorch's attention kernel; the printed $(k, e)$ ones
+# do not fit $\mathbf{X} \sim (n, e)$. (PyTorch's `nn.Linear(e, k)` does *store* its
+# weight as $(k, e)$, and multiplies by its transpose.)
 
 # %%
+print(f"X {X5.shape}, W_q {Wq5.shape}, W_k {Wk5.shape}, W_v {Wv5.shape}: "
+      f"{Wq5.size + Wk5.size + Wv5.size} parameters = 2ke + ve = {2 * k5 * e5 + v5 * e5}")  # fmt: skip
+sdpa5 = torch.nn.functional.scaled_dot_product_attention(
+    *(torch.from_numpy(M) for M in (Q5, K5, V5))
+).numpy()
+print(f"max |softmax(QKᵀ/√k)V − torch's scaled_dot_product_attention| = "
+      f"{np.abs(W5 @ V5 - sdpa5).max():.1e}")  # fmt: skip
+try:
+    X5 @ Wq5.T  # W_q ~ (k, e) as printed
+except ValueError as err:
+    print(f"X {X5.shape} @ W_q {Wq5.T.shape} as printed: {type(err).__name__}")
+print(
+    "torch.nn.Linear(e, k).weight:",
+    tuple(torch.nn.Linear(e5, k5, bias=False).weight.shape),
+)
 verify("E10-02")
 
 # %% [markdown]
@@ -323,8 +405,29 @@ verify("C10-18")
 # argmax in place of the softmax (hard attention). The softmax is its smooth version:
 # with an inverse temperature β, β → ∞ gives the hard lookup, β → 0 the average of
 # the values. Only the soft one has useful gradients.
+#
+# Four one-hot keys, a query near key 1, and the output as β grows; then the
+# gradient of the output with respect to the scores in PyTorch. Look at the output
+# moving from the mean of the values to key 1's value, and at the hard lookup having
+# no gradient at all.
 
 # %%
+rng_h = np.random.default_rng(19)
+K19 = np.eye(4)
+V19 = rng_h.standard_normal((4, 3))
+q19 = K19[[1]] + 0.1 * rng_h.standard_normal((1, 4))
+print("mean of the values  :", V19.mean(0).round(4))
+for beta in (1e-6, 1.0, 10.0, 1e4):
+    print(
+        f"β = {beta:<8g}: output", A.tempered_attention(q19, K19, V19, beta)[0].round(4)
+    )
+print("hard (argmax) lookup:", A.hard_attention(q19, K19, V19)[0].round(4), "= V[1]")
+s19 = torch.tensor(q19[0] @ K19.T, requires_grad=True)  # the four scores
+V19_t = torch.from_numpy(V19)
+hard19 = torch.nn.functional.one_hot(s19.argmax(), 4).double() @ V19_t
+(torch.softmax(s19, 0) @ V19_t).sum().backward()
+print("soft: ∂(sum of output)/∂scores =", s19.grad.numpy().round(4))
+print("hard: the output has a graph back to the scores:", hard19.requires_grad)
 verify("C10-19", "C10-20")
 
 # %% [markdown]
@@ -431,8 +534,17 @@ verify("C10-28", "C10-29", "C10-30")
 # Two poor alternatives: a single scalar $i/m$ per token (tiny next to the
 # embeddings, so it barely changes anything) and a one-hot vector of length $m$ (huge
 # and sparse).
+#
+# Both for $m = 64$ positions, next to unit-variance embeddings with $e = 32$:
 
 # %%
+p_lin = A.linear_scalar_positions(64)[:, 0]
+X_unit = np.random.default_rng(33).standard_normal((64, 32))
+print(f"i/m: from {p_lin[0]} to {p_lin[-1]:.4f} in steps of {np.diff(p_lin)[0]:.4f}; "
+      f"‖p‖/‖X‖ = {np.linalg.norm(p_lin) / np.linalg.norm(X_unit):.3f}")  # fmt: skip
+H_onehot = A.one_hot_positions(64)
+print(f"one-hot: shape {H_onehot.shape}, one non-zero per row, density "
+      f"{H_onehot.mean():.4f} = 1/m")  # fmt: skip
 verify("C10-31", "C10-32")
 
 # %% [markdown]
@@ -440,11 +552,7 @@ verify("C10-31", "C10-32")
 # on one period: $\sin(\pi/4) = \sin(3\pi/4)$. The pair $(\sin x, \cos x)$ does, and
 # waves of several frequencies work like the hands of a clock, the fast ones telling
 # nearby positions apart and the slow ones far-away positions.
-
-# %%
-print(f"sin(π/4) = {np.sin(np.pi / 4):.6f}, sin(3π/4) = {np.sin(3 * np.pi / 4):.6f}")
-
-# %% [markdown]
+#
 # ```{admonition} Erratum (E10-03, §10.2.2, line 5370)
 # :class: warning
 # The book says the sine assigns a unique value to any $x$ in $[0, 2\pi]$. It does
@@ -452,8 +560,36 @@ print(f"sin(π/4) = {np.sin(np.pi / 4):.6f}, sin(3π/4) = {np.sin(3 * np.pi / 4)
 # ambiguity for each frequency; the sine–cosine pairs of line 5404 (a point on a
 # circle) are what makes a position recoverable.
 # ```
+#
+# In numbers: distinct values of the sine and of the (sin, cos) pair on a grid of
+# one period; the period of a table column of frequency $\omega = 2\pi/8$; and the
+# clock with a seconds and a minute hand, read once a second for two hours.
 
 # %%
+print(f"sin(π/4) = {np.sin(np.pi / 4):.6f}, sin(3π/4) = {np.sin(3 * np.pi / 4):.6f}")
+x_per = np.linspace(0, 2 * np.pi, 1000, endpoint=False)
+n_sin = len(np.unique(np.round(np.sin(x_per), 9)))
+n_pair = len(np.unique(np.round(np.c_[np.sin(x_per), np.cos(x_per)], 9), axis=0))
+print(
+    f"1000 points of [0, 2π): {n_sin} distinct sines, {n_pair} distinct (sin, cos) pairs"
+)
+# a sine-only table with d = 2 whose second column has ω = 2π/8 (the book's exponent)
+S_8 = A.sinusoidal_positions(40, 2, base=(8 / (2 * np.pi)) ** 2, variant="sin",
+                             exponent="book")  # fmt: skip
+col_8 = S_8[:, 1]
+period_8 = min(
+    p for p in range(1, 40) if np.allclose(col_8[p:], col_8[:-p], atol=1e-12)
+)
+print(
+    f"table column with ω = 2π/8 repeats every {period_8} positions: {col_8[:9].round(3)}"
+)
+t_clock = np.arange(7200)  # seconds
+angles = np.c_[2 * np.pi * t_clock / 60, 2 * np.pi * t_clock / 3600]
+reading = np.round(np.c_[np.sin(angles), np.cos(angles)], 9)
+print(f"in one hour: {len(np.unique(reading[:3600], axis=0))} distinct readings of both "
+      f"hands, {len(np.unique(reading[:3600, [0, 2]], axis=0))} of the seconds hand "
+      f"alone; second t and t + 3600 read the same: "
+      f"{np.allclose(reading[:3600], reading[3600:], atol=1e-8)}")  # fmt: skip
 verify("E10-03", "C10-34", "C10-35")
 
 # %% [markdown]
@@ -500,8 +636,14 @@ verify("C10-36", "C10-37", "C10-39")
 # *decrease* geometrically (line 5410 speaks of a super-linear increase; that is the
 # periods).
 # ```
+#
+# The three sets of frequencies for $e = 16$: look at where each ends.
 
 # %%
+with np.printoptions(precision=2):
+    print("standard, 10000^(−2l/e), l < e/2:", A.frequencies(16))
+    print("book, 10000^(−i/e), i ≤ e       :", 10000.0 ** (-np.arange(17) / 16))
+    print("book's exponent, e/2 frequencies:", A.frequencies(16, exponent="book"))
 verify("E10-04")
 
 # %% [markdown]
@@ -562,8 +704,45 @@ verify("C10-41", "C10-42", "C10-43")
 # A **block** combines the two with residual connections and two layer normalisations,
 # either after each sum (**post-norm**, the original) or before each sublayer
 # (**pre-norm**); Figure F.10.7 of the book draws the two.
+#
+# The three statements with one bias-free block ($e = 8$, two heads, $p = 4e$): change
+# token 2 and see which output rows move under the MLP (which also commutes with a
+# shuffle of the tokens) and under MHA; count the MLP's
+# parameters in PyTorch; and look at the mean and variance of each output token of the
+# post-norm and the pre-norm block.
 
 # %%
+p_blk = T.init_block_params(8, 2, 32, rng=np.random.default_rng(44), bias=False)
+X44 = np.random.default_rng(45).standard_normal((6, 8))
+X44_moved = X44.copy()
+X44_moved[2] += 1.0
+mlp44 = lambda Z: T.mlp_block(Z, p_blk["mlp"]["W1"], p_blk["mlp"]["W2"])  # noqa: E731
+mha44 = lambda Z: A.multi_head_attention(Z, p_blk["attn"], heads=2)  # noqa: E731
+print(
+    "change of each output row, MLP:",
+    np.abs(mlp44(X44_moved) - mlp44(X44)).max(1).round(3),
+)
+perm44 = np.random.default_rng(47).permutation(6)
+print(
+    "max |MLP(PX) − P MLP(X)| =",
+    np.abs(mlp44(X44[perm44]) - mlp44(X44)[perm44]).max(),
+)
+print(
+    "change of each output row, MHA:",
+    np.abs(mha44(X44_moved) - mha44(X44)).max(1).round(3),
+)
+mlp_torch = torch.nn.Sequential(
+    torch.nn.Linear(32, 128, bias=False),
+    torch.nn.GELU(),
+    torch.nn.Linear(128, 32, bias=False),
+)
+print(f"e = 32, p = 4e: torch MLP has {sum(q.numel() for q in mlp_torch.parameters()):,} "
+      f"weights = 2pe = 8e² = {8 * 32**2:,}")  # fmt: skip
+X46 = 3.0 * np.random.default_rng(46).standard_normal((7, 8)) + 1.0
+for norm in ("post", "pre"):
+    out46 = T.transformer_block(X46, p_blk, heads=2, norm=norm)
+    print(f"{norm:>4}-norm output tokens: means {out46.mean(1).round(2)}, "
+          f"variances {out46.var(1).round(2)}")  # fmt: skip
 verify("C10-44", "C10-45", "C10-46")
 
 # %% [markdown]
@@ -603,8 +782,29 @@ plt.show()
 # sequence, average the output tokens and apply a small head,
 # $y = \mathrm{softmax}(\mathrm{MLP}(\frac1n\sum_i\mathbf{H}_i))$: without positional
 # embeddings the model is permutation invariant.
+#
+# A stack of three blocks on sequences of three lengths, and a two-block model with
+# mean pooling and a linear head, fed a sequence and its shuffled copy:
 
 # %%
+torch.manual_seed(0)
+stack48 = torch.nn.Sequential(*(T.TransformerBlock(16, 4) for _ in range(3)))
+with torch.no_grad():
+    for n48 in (1, 5, 33):
+        print(
+            f"(2, {n48}, 16) in → {tuple(stack48(torch.zeros(2, n48, 16)).shape)} out"
+        )
+torch.manual_seed(1)
+enc49 = torch.nn.Sequential(T.TransformerBlock(8, 2), T.TransformerBlock(8, 2)).double()
+head49 = torch.nn.Linear(8, 3).double()
+x49 = torch.randn(1, 7, 8, dtype=torch.float64)
+perm49 = torch.randperm(7)
+with torch.no_grad():
+    y49, y49_perm = (
+        torch.softmax(head49(enc49(z).mean(1)), -1) for z in (x49, x49[:, perm49])
+    )
+print("order", perm49.tolist(), "→", y49_perm.numpy().round(6))
+print("order", list(range(7)), "→", y49.numpy().round(6))
 verify("C10-48", "C10-49")
 
 # %% [markdown]
