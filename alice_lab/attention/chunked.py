@@ -67,7 +67,7 @@ def chunked_attention(
 
     Which code runs
     ---------------
-    NumPy inputs, non-causal and ``stable``: :func:`_numpy_fast`, the same blocks
+    NumPy inputs, non-causal and ``stable``: ``_numpy_fast``, the same blocks
     written into preallocated NumPy tiles (what ``benchmarks/bench_attention.py``
     times). Anything else (torch, JAX, causal, ``stable=False``): the array-API loop
     below, the book's online softmax block by block. Both give the same values to

@@ -166,9 +166,9 @@ def convnd(
     ``n' = (n + 2p - (s-1)·dilation - 1) // stride + 1``. Like every deep-learning
     library it computes a cross-correlation (no kernel flip; book line 3420).
 
-    Which code runs: for NumPy input and kernel, :func:`shifted_gemm_convnd` when
-    :func:`shifted_gemm_applies` (stride 1, one group, moderate channel counts), else
-    :func:`_numpy_convnd` (a zero-copy window view, then one matmul): these are what
+    Which code runs: for NumPy input and kernel, ``shifted.shifted_gemm_convnd`` when
+    ``shifted_gemm_applies`` (stride 1, one group, moderate channel counts), else
+    ``_numpy_convnd`` (a zero-copy window view, then one matmul): these are what
     ``benchmarks/bench_conv.py`` times. Torch and JAX arrays take the array-API path
     (gathered patches, then a grouped matmul), the book's patch-matrix formulation;
     all three agree to rounding (``tests/test_conv.py``,
