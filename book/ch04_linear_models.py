@@ -243,8 +243,17 @@ verify("C4-05")
 # $\{(\mathbf{x}, f(\mathbf{x}))\}$ is a flat set of dimension $c$ inside
 # $\mathbb{R}^{c+1}$. The check measures that dimension as a matrix rank.
 # ```
+#
+# Fifty points $(\mathbf{x}, f(\mathbf{x}))$ of a random linear model for several $c$:
+# the rank of the centred points is the dimension of the flat set they lie on.
 
 # %%
+for c_ in (1, 2, 3, 5):
+    rng_g = np.random.default_rng(10 + c_)
+    X_g = rng_g.normal(size=(50, c_))
+    G_g = np.column_stack([X_g, linear.linear_model(X_g, rng_g.normal(size=c_), 0.7)])
+    print(f"c = {c_}: points in R^{c_ + 1}, spanning a flat set of dimension "
+          f"{np.linalg.matrix_rank(G_g - G_g.mean(axis=0))}")  # fmt: skip
 verify("E4-01")
 
 # %% [markdown]
@@ -614,8 +623,29 @@ verify("E4-05")
 # In Bayesian terms (chapter 3), ridge regression is the maximum a posteriori estimate
 # under a Gaussian prior $\mathbf{w} \sim \mathcal{N}(\mathbf{0}, \tau^2\mathbf{I})$ and
 # Gaussian noise of variance $\sigma^2$, with $\lambda = \sigma^2/\tau^2$.
+#
+# Maximising the log posterior directly (SciPy's BFGS on the Gaussian log-densities)
+# and solving ridge with $\lambda = \sigma^2/\tau^2$ give the same weights:
 
 # %%
+import scipy.optimize
+import scipy.stats
+
+rng_map = np.random.default_rng(26)
+X_map = rng_map.normal(size=(40, 4))
+y_map = X_map @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.5 * rng_map.normal(size=40)
+sigma2, tau2 = 0.25, 0.1
+
+
+def neg_log_posterior(w):
+    lik = scipy.stats.norm.logpdf(y_map, loc=X_map @ w, scale=np.sqrt(sigma2)).sum()
+    return -(lik + scipy.stats.norm.logpdf(w, scale=np.sqrt(tau2)).sum())
+
+
+w_map = scipy.optimize.minimize(neg_log_posterior, np.zeros(4), method="BFGS").x
+w_lam = linear.least_squares(X_map, y_map, ridge=sigma2 / tau2)
+print("MAP (BFGS)            :", w_map.round(5).tolist())
+print(f"ridge, λ = σ²/τ² = {sigma2 / tau2:g}:", np.asarray(w_lam).round(5).tolist())
 verify("C4-26")
 
 # %% [markdown]
@@ -711,8 +741,24 @@ verify("C4-30", "C4-31", "C4-32")
 # outputs, so the limit is the uniform distribution $1/m$ ($c$ is the number of input
 # features). Below, a model with $c = 5$ features and $m = 3$ classes.
 # ```
+#
+# One vector of logits at temperatures from 0.01 to a million: the ranking of the
+# outputs never changes, the small τ end is the one-hot of the argmax, the large τ end
+# is $1/m$. Then the model with $c = 5$ and $m = 3$, and a tie at small τ.
 
 # %%
+x_t = np.array([1.0, 2.5, -0.3, 2.4])
+for tau in (0.01, 0.1, 1.0, 10.0, 1e6):
+    s_t = functional.softmax(x_t, tau=tau)
+    print(f"τ = {tau:<6g}: softmax {s_t.round(4)}, order {np.argsort(s_t)}")
+rng_m = np.random.default_rng(34)
+h_5 = linear.multi_linear(rng_m.normal(size=(1, 5)), rng_m.normal(size=(3, 5)))[0]
+print(f"m = 3 outputs from c = 5 features, τ = 1e6: {functional.softmax(h_5, tau=1e6).round(6)}"
+      f" (1/m = {1 / 3:.6f}, 1/c = {1 / 5})")  # fmt: skip
+print(
+    "a tie [1, 3, 3] at τ = 1e-4:",
+    functional.softmax(np.array([1.0, 3.0, 3.0]), tau=1e-4),
+)
 verify("C4-33", "E4-06", "C4-34")
 
 # %% [markdown]
@@ -767,8 +813,34 @@ softmax_temperature.static_view(frames=10 if FAST else 40)
 # one-hot target, whose entropy is 0.) Raising one logit lowers all the other
 # probabilities, as the softmax Jacobian $\mathrm{diag}(\mathbf{s}) -
 # \mathbf{s}\mathbf{s}^\top$ shows.
+#
+# The four readings of the loss on a few examples (the negative log-likelihood, our
+# cross-entropy, SciPy's KL divergence, $-\log\hat y_y$, and torch's cross-entropy on
+# the logits), then the softmax Jacobian against `torch.func.jacrev`: look at the
+# signs off the diagonal and the zero row sums.
 
 # %%
+rng_ce = np.random.default_rng(37)
+Z_ce = rng_ce.normal(size=(4, 3))
+y_ce = rng_ce.integers(0, 3, size=4)
+P_ce, Y_ce = sp.softmax(Z_ce, axis=1), functional.one_hot(y_ce, 3)
+print("−log ∏ ŷᵢ^yᵢ :", (-np.log(np.prod(P_ce**Y_ce, axis=1))).round(6))
+print(
+    "CE           :",
+    np.asarray(losses.cross_entropy_probs(P_ce, Y_ce, reduction="none")).round(6),
+)
+print(
+    "KL(y ‖ ŷ)    :",
+    np.array([scipy.stats.entropy(Y_ce[i], P_ce[i]) for i in range(4)]).round(6),
+)
+print("−log ŷ_y     :", (-np.log(P_ce[np.arange(4), y_ce])).round(6))
+print("torch        :", torch.nn.functional.cross_entropy(
+    torch.tensor(Z_ce), torch.tensor(y_ce), reduction="none").numpy().round(6))  # fmt: skip
+s_j = functional.softmax(Z_ce[0])
+J_ce = np.diag(s_j) - np.outer(s_j, s_j)
+J_torch = torch.func.jacrev(functional.softmax)(torch.tensor(Z_ce[0])).numpy()
+print("diag(s) − ssᵀ:\n", J_ce.round(4), f"\nmax |· − jacrev| = {np.abs(J_ce - J_torch).max():.0e}, "
+      f"row sums {J_ce.sum(1).round(15)}")  # fmt: skip
 verify("C4-37", "C4-38", "C4-39")
 
 # %% [markdown]
@@ -818,8 +890,14 @@ plt.show()
 # outputs sum to one, the redundant output is $f_m(\mathbf{x}) = 1 - \sum_{i=1}^{m-1}
 # f_i(\mathbf{x})$.
 # ```
+#
+# On a few rows of softmax outputs, the last column next to both formulas:
 
 # %%
+S_4 = functional.softmax(np.random.default_rng(40).normal(size=(3, 4)) * 3)
+print("f_m            :", S_4[:, -1].round(4))
+print("1 − Σ_{i<m} f_i:", (1 - S_4[:, :-1].sum(axis=1)).round(4))
+print("Σ_{i<m} f_i    :", S_4[:, :-1].sum(axis=1).round(4), "(as printed)")
 verify("E4-07")
 
 # %% [markdown]
@@ -869,8 +947,30 @@ verify("C4-41", "C4-42", "C4-43")
 # because the model is linear in the **log-odds**: $\mathbf{w}^\top\mathbf{x} + b =
 # \log\frac{\hat{y}}{1 - \hat{y}} = \sigma^{-1}(\hat{y})$, which is why the
 # pre-activations are called logits.
+#
+# Which term survives for each label, the gradient of one example's loss from
+# torch's autograd against $(f(\mathbf{x}) - y)\mathbf{x}$, and the logit undoing the
+# sigmoid (against SciPy's):
 
 # %%
+p_b = np.array([0.1, 0.5, 0.9])
+print("ŷ                  :", p_b)
+print("BCE with y = 1     :", np.asarray(losses.binary_cross_entropy(p_b, np.ones(3), reduction="none")).round(4),
+      " −log ŷ      :", (-np.log(p_b)).round(4))  # fmt: skip
+print("BCE with y = 0     :", np.asarray(losses.binary_cross_entropy(p_b, np.zeros(3), reduction="none")).round(4),
+      " −log(1 − ŷ) :", (-np.log1p(-p_b)).round(4))  # fmt: skip
+rng_b = np.random.default_rng(44)
+x_b, w_b = rng_b.normal(size=(1, 4)), rng_b.normal(size=4)
+w_bt = torch.tensor(w_b, requires_grad=True)
+linear.binary_logreg_loss(torch.tensor(x_b), torch.tensor([1]), w_bt, 0.3).backward()
+print("autograd ∂L/∂w     :", w_bt.grad.numpy().round(6))
+print(
+    "(σ(wᵀx + b) − y) x :",
+    ((functional.sigmoid(x_b[0] @ w_b + 0.3) - 1) * x_b[0]).round(6),
+)
+s_b = np.array([-4.0, -0.5, 0.0, 2.0])
+print("logit(σ(s))        :", functional.logit(functional.sigmoid(s_b)).round(12),
+      "| scipy.special.logit(σ(s)):", sp.logit(functional.sigmoid(s_b)).round(12))  # fmt: skip
 verify("E4-08", "C4-44", "C4-45")
 
 # %% [markdown]
@@ -914,8 +1014,35 @@ print(
 # and logsumexp can be computed safely by shifting, $\mathrm{logsumexp}(\mathbf{p}) =
 # \mathrm{logsumexp}(\mathbf{p} - c) + c$ with $c = \max_j p_j$, so that no exponent is
 # positive.
+#
+# The four losses of Box 4.4 on the same logits, with ours, and $-\log\mathrm{softmax}$
+# written with logsumexp (against SciPy's):
 
 # %%
+import torch.nn.functional as tF
+
+rng_l = np.random.default_rng(46)
+z_l = torch.tensor(rng_l.normal(size=(20, 4)) * 3)
+y_l = torch.tensor(rng_l.integers(0, 4, 20))
+print(f"cross_entropy(z, y)            = {tF.cross_entropy(z_l, y_l).item():.12f}")
+print(
+    f"nll_loss(log_softmax(z), y)    = {tF.nll_loss(tF.log_softmax(z_l, 1), y_l).item():.12f}"
+)
+print(
+    f"ours                           = {float(losses.cross_entropy(z_l.numpy(), y_l.numpy())):.12f}"
+)
+s_l = torch.tensor(rng_l.uniform(-9, 9, size=50))
+t_l = torch.tensor(rng_l.integers(0, 2, 50).astype(float))
+print(
+    f"binary_cross_entropy_with_logits = {tF.binary_cross_entropy_with_logits(s_l, t_l).item():.12f}"
+)
+print(
+    f"binary_cross_entropy(σ(z))       = {tF.binary_cross_entropy(torch.sigmoid(s_l), t_l).item():.12f}"
+)
+p_l = z_l[0].numpy()
+print("−log softmax(p)  :", (-np.asarray(functional.log_softmax(p_l))).round(6))
+print("−p + logsumexp(p):", (-p_l + float(functional.logsumexp(p_l))).round(6),
+      f"(SciPy's logsumexp {sp.logsumexp(p_l):.6f})")  # fmt: skip
 verify("C4-46", "C4-48")
 
 # %% [markdown]
@@ -1035,8 +1162,21 @@ verify("E4-09", "E4-10")
 # Because the stable losses need the logits, the softmax can sit in the model or in the
 # loss. Both give the same number for moderate logits; only the second survives large
 # ones.
+#
+# Both routes on the same logits, then on the logits times 400:
 
 # %%
+rng_r = np.random.default_rng(51)
+Z_r, y_r = rng_r.normal(size=(25, 4)) * 3, rng_r.integers(0, 4, size=25)
+for scale in (1, 400):
+    with np.errstate(divide="ignore", over="ignore"):
+        via_probs = float(
+            losses.cross_entropy_probs(functional.softmax(scale * Z_r), y_r)
+        )
+    from_logits = float(losses.cross_entropy(scale * Z_r, y_r))
+    ref_r = tF.cross_entropy(torch.tensor(scale * Z_r), torch.tensor(y_r)).item()
+    print(f"logits × {scale:3d}: softmax then CE {via_probs:.6f}, CE from logits "
+          f"{from_logits:.6f}, torch {ref_r:.6f}")  # fmt: skip
 verify("C4-51")
 
 # %% [markdown]
@@ -1058,8 +1198,29 @@ verify("C4-51")
 # $[0.25, 0.25, 0.25, 0.25]$, the uniform distribution (the printed vector does not even
 # sum to 1).
 # ```
+#
+# A temperature and two increasing transforms applied to the logits of 200 examples
+# (the predictions stay, the confidence moves), then the two scenarios' calibration
+# error and accuracy, and the sums of the two vectors of the erratum.
 
 # %%
+Z_c = np.random.default_rng(52).normal(size=(200, 6)) * 2
+for name, g in (("z", lambda z: z), ("z/10", lambda z: z / 10), ("z/0.1", lambda z: z / 0.1),
+                ("z³ + z", lambda z: z**3 + z)):  # fmt: skip
+    P_c = functional.softmax(g(Z_c))
+    print(f"softmax({name:6}): same argmax {np.array_equal(P_c.argmax(1), Z_c.argmax(1))}, "
+          f"mean confidence {P_c.max(1).mean():.3f}")  # fmt: skip
+y_1 = np.random.default_rng(53).integers(0, 2, size=200)
+P_1 = np.where(np.eye(2)[y_1] == 1, 0.8, 0.2)  # always right, always 80% sure
+y_2, P_2 = np.repeat(np.arange(4), 50), np.full((200, 4), 0.25)
+for name, P_, y_ in (
+    ("always right at 0.8", P_1, y_1),
+    ("uniform on 4 classes", P_2, y_2),
+):
+    print(f"{name}: accuracy {np.mean(P_.argmax(1) == y_):.2f}, "
+          f"ECE {float(calibration.expected_calibration_error(P_, y_)):.3f}")  # fmt: skip
+print("sums: [0.25, 0.25, 0.25, 0.25] →", np.sum([0.25, 0.25, 0.25, 0.25]),
+      "| printed [0.25, 025, 0.25, 0.25] →", np.sum([0.25, 25, 0.25, 0.25]))  # fmt: skip
 verify("C4-52", "C4-53", "E4-11")
 
 # %% [markdown]
