@@ -122,8 +122,18 @@ verify("C8-01")
 # The book says $\mathbf{X}_i \sim (c)$ holds the measurements "at time $t$"; it is
 # at time $i$ ($t$ is the length of the series).
 # ```
+#
+# A series of length $t = 10$ whose row $i$ is $(i, 10i)$, and the windows that
+# `make_windows` cuts from it: row $i$ is time $i$, and the length shows up only as
+# the number of rows.
 
 # %%
+series_i = np.stack([np.arange(10.0), 10 * np.arange(10.0)], axis=1)  # X_i = (i, 10i)
+windows_i, _ = S.make_windows(series_i, 4)
+print(f"X ~ {series_i.shape}: X_7 = {series_i[7]}, the measurements at time i = 7")
+print(
+    f"windows of 4 steps: {windows_i.shape}; window 3 starts at X_3 = {windows_i[3, 0]}"
+)
 verify("E8-01")
 
 # %% [markdown]
@@ -167,8 +177,13 @@ verify("C8-02", "C8-03", "C8-04")
 # The rate printed as "$44.1e^{3}$ Hz" is $44.1 \times 10^3$ Hz $= 44{,}100$ Hz, not
 # $44.1$ times Euler's number cubed (which would be about 886 Hz).
 # ```
+#
+# The two readings side by side, and what each means for one second of audio:
 
 # %%
+for name, rate in (("44.1 × 10³", 44.1e3), ("44.1 · e³", 44.1 * np.e**3)):
+    print(f"{name:>10} Hz = {rate:9,.1f} samples per second: "
+          f"{S.num_samples(1, rate):,} samples in one second")  # fmt: skip
 verify("E8-02")
 
 # %% [markdown]
@@ -179,8 +194,26 @@ verify("E8-02")
 # The syllable list for "the cat is on the table" splits "is" into "i", "s" and loses a
 # quote mark; it should read `["the", "cat", "is", "on", "the", "ta", "ble"]`.
 # ```
+#
+# Both lists, with the number of pieces each word gets: only "table" has two
+# syllables.
 
 # %%
+sentence_s = "the cat is on the table"
+for name, pieces in (
+    ("corrected", ["the", "cat", "is", "on", "the", "ta", "ble"]),
+    ("printed", ["the", "cat", "i", "s", "on", "the", "ta", "ble"]),
+):
+    per_word, rest = [], list(pieces)
+    for word in sentence_s.split():
+        n_p = 1
+        while "".join(rest[:n_p]) != word:
+            n_p += 1
+        per_word.append(n_p)
+        rest = rest[n_p:]
+    print(
+        f"{name:>9}: {len(pieces)} pieces, per word {dict(zip(sentence_s.split(), per_word, strict=True))}"
+    )
 verify("E8-03")
 
 # %% [markdown]
@@ -231,8 +264,28 @@ verify("C8-05", "C8-06", "C8-07")
 # output channel before input channel, the index order of Chapter 7's E.7.7 (whose clash
 # with the $(s, s, c, c')$ shape announced there is erratum E7-02 of chapter 7). PyTorch
 # stores $(c', c, s)$, i.e. `W.transpose(1, 2, 0)`, as the cell above checks.
+#
+# The index form of the cell above with both offsets, against torch, with the rows
+# of $\mathbf{X}$ that output 1 reads (1-based; rows below 1 are the zero padding):
+
 
 # %%
+def index_form(offset):
+    H = np.zeros((t_len, c_out))
+    for i in range(1, t_len + 1):
+        for ip in range(1, s_k + 1):
+            if 1 <= ip + offset(i) <= t_len:
+                H[i - 1] += W3[ip - 1] @ X[ip + offset(i) - 1]
+    return H
+
+
+for name, offset in (
+    ("i − k − 1", lambda i: i - k - 1),
+    ("i + k − 1 (printed)", lambda i: i + k - 1),
+):
+    rows = [ip + offset(1) for ip in range(1, s_k + 1)]
+    print(f"t(i) = {name:<20}: output 1 reads rows {rows}, "
+          f"max |H − torch| = {np.abs(index_form(offset) - H_torch).max():.2e}")  # fmt: skip
 verify("E8-04")
 
 # %% [markdown]
@@ -302,8 +355,18 @@ verify("C8-09")
 # \mathbf{H}_i$. The sum removes the length from the *shape* only: its size still grows
 # with the length. The average $\frac{1}{t}\sum_i \mathbf{H}_i$ removes it from both.
 # ```
+#
+# The same row of features repeated 37 and 50 times (the same content at two
+# lengths), pooled both ways, against torch's `adaptive_avg_pool1d`:
 
 # %%
+row_p = np.random.default_rng(806).standard_normal(4)
+for t_p in (37, 50):
+    H_p = np.tile(row_p, (1, t_p, 1))  # (1, t, c)
+    avg_torch = F.adaptive_avg_pool1d(torch.from_numpy(H_p).transpose(1, 2), 1)[0, :, 0]
+    print(f"t = {t_p}: sum {np.asarray(C.global_sum_pool(H_p, spatial_dims=1))[0].round(2)}, "
+          f"mean {np.asarray(C.global_avg_pool(H_p, spatial_dims=1))[0].round(4)}, "
+          f"torch {avg_torch.numpy().round(4)}")  # fmt: skip
 verify("E8-06")
 
 # %% [markdown]
@@ -507,15 +570,37 @@ verify("C8-21")
 # `from torch import nn` and `from torch.nn.functional import relu, max_pool1d`, and
 # straight quotes around `'same'`.
 # ```
+#
+# The box's steps on an odd length, $m = 11$, and on a batch with two batch axes:
 
 # %%
+x_11 = torch.randint(0, 16, (2, 11))
+h_11 = F.max_pool1d(torch.relu(model.conv1(model.emb(x_11).transpose(1, 2))), 2)
+print(f"m = 11: after the first block {tuple(h_11.shape)}, length ⌊11/2⌋ = {11 // 2}")
+h_two = model.emb(torch.randint(0, 16, (2, 3, 12))).transpose(1, 2)
+try:
+    model.conv1(h_two)
+except RuntimeError as err:
+    print(f"x ~ (2, 3, 12): embedded and transposed to {tuple(h_two.shape)}, conv1 fails "
+          f"({type(err).__name__})")  # fmt: skip
 verify("E8-07")
 
 # %% [markdown]
 # The embeddings are trained with the rest of the model: after one SGD step, exactly
 # the rows of $\mathbf{E}$ whose ids appear in the batch have moved.
+# Below, one step on a batch of token ids:
 
 # %%
+torch.manual_seed(8)
+model_e = TextCNN(16, 8)
+x_e = torch.tensor([[1, 4, 4, 9, 1, 2, 9, 4]])
+before_e = model_e.emb.weight.detach().clone()
+opt_e = torch.optim.SGD(model_e.parameters(), lr=0.1)
+F.cross_entropy(model_e(x_e), torch.tensor([3])).backward()
+opt_e.step()
+moved_e = (model_e.emb.weight.detach() - before_e).norm(dim=1)
+print("ids in the batch:", sorted(set(x_e[0].tolist())))
+print("rows of E that moved:", torch.nonzero(moved_e).flatten().tolist())
 verify("C8-22")
 
 # %% [markdown]
@@ -707,7 +792,28 @@ causal_conv.live_view()
 # %%
 causal_conv.static_view(max_layers=3 if FAST else 5)
 
+# %% [markdown]
+# The same count from gradients: stack `CausalConv1d` layers with dilations $1, 2, 4,
+# \dots$ and count the inputs on which the last output depends (the non-zero entries of
+# its gradient).
+
+
 # %%
+def support(kernel_size, dilations, length=64):
+    torch.manual_seed(0)
+    stack = torch.nn.Sequential(
+        *(CausalConv1d(1, 1, kernel_size, dilation=d) for d in dilations)
+    ).double()
+    x_s = torch.randn(1, 1, length, dtype=torch.float64, requires_grad=True)
+    stack(x_s)[0, 0, -1].backward()
+    return int((x_s.grad != 0).sum())
+
+
+print(
+    "two taps, L = 1..5 layers:",
+    [support(2, [2**j for j in range(L)]) for L in range(1, 6)],
+)
+print("three taps, d = 1, 2, 4  :", support(3, [1, 2, 4]), "= 1 + 2·(1 + 2 + 4)")
 verify("C8-34")
 
 # %% [markdown]
@@ -716,8 +822,25 @@ verify("C8-34")
 # above does: pad $(s-1)d$ zeros on the left with `torch.nn.functional.pad`, then run
 # an unpadded `Conv1d`. The result equals the masked-kernel definition, and changing
 # the input at one step leaves every earlier output untouched.
+#
+# A `CausalConv1d` with three taps and dilation 2 against the centred size-5 kernel
+# whose two future taps are zeroed, and a change at step 10:
 
 # %%
+X_52 = np.random.default_rng(48).standard_normal((15, 2))
+layer_52 = CausalConv1d(2, 3, 3, dilation=2).double()
+W_52 = layer_52.conv.weight.detach().numpy().transpose(2, 0, 1)  # (s, c', c)
+b_52 = layer_52.conv.bias.detach().numpy()
+run_52 = lambda Z: layer_52(torch.tensor(Z.T[None]))[0].detach().numpy().T  # noqa: E731
+masked_52 = torch_conv1d_cl(X_52, np.concatenate([W_52, np.zeros((2, 3, 2))]), b_52,
+                            dilation=2, padding=4)  # fmt: skip
+print(
+    f"max |CausalConv1d − masked centred kernel| = {np.abs(run_52(X_52) - masked_52).max():.1e}"
+)
+X_52b = X_52.copy()
+X_52b[10] += 1.0
+print("outputs that move when step 10 changes:",
+      np.nonzero(np.abs(run_52(X_52b) - run_52(X_52)).max(1))[0].tolist())  # fmt: skip
 verify("C8-52")
 
 # %% [markdown]
@@ -905,8 +1028,25 @@ sampling.static_view(frames=5 if FAST else 16)
 # sampling. They are different decoders: sampling draws each token at random (and
 # reproduces $p(x)$), greedy decoding takes the argmax (and is deterministic).
 # ```
+#
+# With the trigram model after "the ": the greedy token is the argmax over the
+# vocabulary of the next-character distribution; sampling the next character 2000
+# times gives the model's frequencies, greedy gives one character every time.
 
 # %%
+p_next = np.exp(char_lm(prompt))
+top_v = np.argsort(p_next)[::-1][:4]
+print(f"{V} logits; argmax over the vocabulary = id {int(np.argmax(p_next))} "
+      f"({lm_tok.decode([int(np.argmax(p_next))])!r}); greedy gives "
+      f"{lm_tok.decode(S.greedy_decode(char_lm, prompt, 1)[0])!r}")  # fmt: skip
+rng_s = np.random.default_rng(10)
+draws = np.array([S.generate(char_lm, prompt, 1, rng=rng_s)[-1] for _ in range(2000)])
+for v in top_v:
+    print(
+        f"  {lm_tok.decode([int(v)])!r}: p = {p_next[v]:.3f}, sampled {np.mean(draws == v):.3f}"
+    )
+greedy_runs = {S.generate(char_lm, prompt, 1, temperature=0)[-1] for _ in range(5)}
+print("greedy, 5 runs:", [lm_tok.decode([g_]) for g_ in greedy_runs])
 verify("E8-09", "E8-10")
 
 # %% [markdown]
@@ -956,8 +1096,17 @@ verify("C8-47", "C8-48", "C8-49")
 # the top $k$ continuations, deterministically; stochastic beam search is a separate
 # variant.
 # ```
+#
+# Beam search run three times on the character model: the same beams, the same text.
 
 # %%
+beam_runs = {
+    tuple(S.beam_search(char_lm, prompt, 8, beam_width=3)[0]) for _ in range(3)
+}
+print(
+    f"{len(beam_runs)} distinct result(s):",
+    [lm_tok.decode(list(r_)) for r_ in beam_runs],
+)
 verify("E8-11")
 
 # %% [markdown]
