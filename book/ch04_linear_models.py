@@ -252,8 +252,10 @@ for c_ in (1, 2, 3, 5):
     rng_g = np.random.default_rng(10 + c_)
     X_g = rng_g.normal(size=(50, c_))
     G_g = np.column_stack([X_g, linear.linear_model(X_g, rng_g.normal(size=c_), 0.7)])
-    print(f"c = {c_}: points in R^{c_ + 1}, spanning a flat set of dimension "
-          f"{np.linalg.matrix_rank(G_g - G_g.mean(axis=0))}")  # fmt: skip
+    print(
+        f"c = {c_}: points in R^{c_ + 1}, spanning a flat set of dimension "
+        f"{np.linalg.matrix_rank(G_g - G_g.mean(axis=0))}"
+    )
 verify("E4-01")
 
 # %% [markdown]
@@ -753,8 +755,11 @@ for tau in (0.01, 0.1, 1.0, 10.0, 1e6):
     print(f"τ = {tau:<6g}: softmax {s_t.round(4)}, order {np.argsort(s_t)}")
 rng_m = np.random.default_rng(34)
 h_5 = linear.multi_linear(rng_m.normal(size=(1, 5)), rng_m.normal(size=(3, 5)))[0]
-print(f"m = 3 outputs from c = 5 features, τ = 1e6: {functional.softmax(h_5, tau=1e6).round(6)}"
-      f" (1/m = {1 / 3:.6f}, 1/c = {1 / 5})")  # fmt: skip
+print(
+    f"m = 3 outputs from c = 5 features, τ = 1e6: "
+    f"{functional.softmax(h_5, tau=1e6).round(6)}"
+    f" (1/m = {1 / 3:.6f}, 1/c = {1 / 5})"
+)
 print(
     "a tie [1, 3, 3] at τ = 1e-4:",
     functional.softmax(np.array([1.0, 3.0, 3.0]), tau=1e-4),
@@ -834,13 +839,23 @@ print(
     np.array([scipy.stats.entropy(Y_ce[i], P_ce[i]) for i in range(4)]).round(6),
 )
 print("−log ŷ_y     :", (-np.log(P_ce[np.arange(4), y_ce])).round(6))
-print("torch        :", torch.nn.functional.cross_entropy(
-    torch.tensor(Z_ce), torch.tensor(y_ce), reduction="none").numpy().round(6))  # fmt: skip
+print(
+    "torch        :",
+    torch.nn.functional.cross_entropy(
+        torch.tensor(Z_ce), torch.tensor(y_ce), reduction="none"
+    )
+    .numpy()
+    .round(6),
+)
 s_j = functional.softmax(Z_ce[0])
 J_ce = np.diag(s_j) - np.outer(s_j, s_j)
 J_torch = torch.func.jacrev(functional.softmax)(torch.tensor(Z_ce[0])).numpy()
-print("diag(s) − ssᵀ:\n", J_ce.round(4), f"\nmax |· − jacrev| = {np.abs(J_ce - J_torch).max():.0e}, "
-      f"row sums {J_ce.sum(1).round(15)}")  # fmt: skip
+print(
+    "diag(s) − ssᵀ:\n",
+    J_ce.round(4),
+    f"\nmax |· − jacrev| = {np.abs(J_ce - J_torch).max():.0e}, "
+    f"row sums {J_ce.sum(1).round(15)}",
+)
 verify("C4-37", "C4-38", "C4-39")
 
 # %% [markdown]
@@ -955,10 +970,20 @@ verify("C4-41", "C4-42", "C4-43")
 # %%
 p_b = np.array([0.1, 0.5, 0.9])
 print("ŷ                  :", p_b)
-print("BCE with y = 1     :", np.asarray(losses.binary_cross_entropy(p_b, np.ones(3), reduction="none")).round(4),
-      " −log ŷ      :", (-np.log(p_b)).round(4))  # fmt: skip
-print("BCE with y = 0     :", np.asarray(losses.binary_cross_entropy(p_b, np.zeros(3), reduction="none")).round(4),
-      " −log(1 − ŷ) :", (-np.log1p(-p_b)).round(4))  # fmt: skip
+print(
+    "BCE with y = 1     :",
+    np.asarray(losses.binary_cross_entropy(p_b, np.ones(3), reduction="none")).round(4),
+    " −log ŷ      :",
+    (-np.log(p_b)).round(4),
+)
+print(
+    "BCE with y = 0     :",
+    np.asarray(losses.binary_cross_entropy(p_b, np.zeros(3), reduction="none")).round(
+        4
+    ),
+    " −log(1 − ŷ) :",
+    (-np.log1p(-p_b)).round(4),
+)
 rng_b = np.random.default_rng(44)
 x_b, w_b = rng_b.normal(size=(1, 4)), rng_b.normal(size=4)
 w_bt = torch.tensor(w_b, requires_grad=True)
@@ -969,8 +994,12 @@ print(
     ((functional.sigmoid(x_b[0] @ w_b + 0.3) - 1) * x_b[0]).round(6),
 )
 s_b = np.array([-4.0, -0.5, 0.0, 2.0])
-print("logit(σ(s))        :", functional.logit(functional.sigmoid(s_b)).round(12),
-      "| scipy.special.logit(σ(s)):", sp.logit(functional.sigmoid(s_b)).round(12))  # fmt: skip
+print(
+    "logit(σ(s))        :",
+    functional.logit(functional.sigmoid(s_b)).round(12),
+    "| scipy.special.logit(σ(s)):",
+    sp.logit(functional.sigmoid(s_b)).round(12),
+)
 verify("E4-08", "C4-44", "C4-45")
 
 # %% [markdown]
@@ -1026,23 +1055,30 @@ z_l = torch.tensor(rng_l.normal(size=(20, 4)) * 3)
 y_l = torch.tensor(rng_l.integers(0, 4, 20))
 print(f"cross_entropy(z, y)            = {tF.cross_entropy(z_l, y_l).item():.12f}")
 print(
-    f"nll_loss(log_softmax(z), y)    = {tF.nll_loss(tF.log_softmax(z_l, 1), y_l).item():.12f}"
+    f"nll_loss(log_softmax(z), y)    = "
+    f"{tF.nll_loss(tF.log_softmax(z_l, 1), y_l).item():.12f}"
 )
 print(
-    f"ours                           = {float(losses.cross_entropy(z_l.numpy(), y_l.numpy())):.12f}"
+    f"ours                           = "
+    f"{float(losses.cross_entropy(z_l.numpy(), y_l.numpy())):.12f}"
 )
 s_l = torch.tensor(rng_l.uniform(-9, 9, size=50))
 t_l = torch.tensor(rng_l.integers(0, 2, 50).astype(float))
 print(
-    f"binary_cross_entropy_with_logits = {tF.binary_cross_entropy_with_logits(s_l, t_l).item():.12f}"
+    f"binary_cross_entropy_with_logits = "
+    f"{tF.binary_cross_entropy_with_logits(s_l, t_l).item():.12f}"
 )
 print(
-    f"binary_cross_entropy(σ(z))       = {tF.binary_cross_entropy(torch.sigmoid(s_l), t_l).item():.12f}"
+    f"binary_cross_entropy(σ(z))       = "
+    f"{tF.binary_cross_entropy(torch.sigmoid(s_l), t_l).item():.12f}"
 )
 p_l = z_l[0].numpy()
 print("−log softmax(p)  :", (-np.asarray(functional.log_softmax(p_l))).round(6))
-print("−p + logsumexp(p):", (-p_l + float(functional.logsumexp(p_l))).round(6),
-      f"(SciPy's logsumexp {sp.logsumexp(p_l):.6f})")  # fmt: skip
+print(
+    "−p + logsumexp(p):",
+    (-p_l + float(functional.logsumexp(p_l))).round(6),
+    f"(SciPy's logsumexp {sp.logsumexp(p_l):.6f})",
+)
 verify("C4-46", "C4-48")
 
 # %% [markdown]
@@ -1175,8 +1211,10 @@ for scale in (1, 400):
         )
     from_logits = float(losses.cross_entropy(scale * Z_r, y_r))
     ref_r = tF.cross_entropy(torch.tensor(scale * Z_r), torch.tensor(y_r)).item()
-    print(f"logits × {scale:3d}: softmax then CE {via_probs:.6f}, CE from logits "
-          f"{from_logits:.6f}, torch {ref_r:.6f}")  # fmt: skip
+    print(
+        f"logits × {scale:3d}: softmax then CE {via_probs:.6f}, CE from logits "
+        f"{from_logits:.6f}, torch {ref_r:.6f}"
+    )
 verify("C4-51")
 
 # %% [markdown]
@@ -1205,11 +1243,18 @@ verify("C4-51")
 
 # %%
 Z_c = np.random.default_rng(52).normal(size=(200, 6)) * 2
-for name, g in (("z", lambda z: z), ("z/10", lambda z: z / 10), ("z/0.1", lambda z: z / 0.1),
-                ("z³ + z", lambda z: z**3 + z)):  # fmt: skip
+for name, g in (
+    ("z", lambda z: z),
+    ("z/10", lambda z: z / 10),
+    ("z/0.1", lambda z: z / 0.1),
+    ("z³ + z", lambda z: z**3 + z),
+):
     P_c = functional.softmax(g(Z_c))
-    print(f"softmax({name:6}): same argmax {np.array_equal(P_c.argmax(1), Z_c.argmax(1))}, "
-          f"mean confidence {P_c.max(1).mean():.3f}")  # fmt: skip
+    print(
+        f"softmax({name:6}): same argmax "
+        f"{np.array_equal(P_c.argmax(1), Z_c.argmax(1))}, "
+        f"mean confidence {P_c.max(1).mean():.3f}"
+    )
 y_1 = np.random.default_rng(53).integers(0, 2, size=200)
 P_1 = np.where(np.eye(2)[y_1] == 1, 0.8, 0.2)  # always right, always 80% sure
 y_2, P_2 = np.repeat(np.arange(4), 50), np.full((200, 4), 0.25)
@@ -1217,10 +1262,16 @@ for name, P_, y_ in (
     ("always right at 0.8", P_1, y_1),
     ("uniform on 4 classes", P_2, y_2),
 ):
-    print(f"{name}: accuracy {np.mean(P_.argmax(1) == y_):.2f}, "
-          f"ECE {float(calibration.expected_calibration_error(P_, y_)):.3f}")  # fmt: skip
-print("sums: [0.25, 0.25, 0.25, 0.25] →", np.sum([0.25, 0.25, 0.25, 0.25]),
-      "| printed [0.25, 025, 0.25, 0.25] →", np.sum([0.25, 25, 0.25, 0.25]))  # fmt: skip
+    print(
+        f"{name}: accuracy {np.mean(P_.argmax(1) == y_):.2f}, "
+        f"ECE {float(calibration.expected_calibration_error(P_, y_)):.3f}"
+    )
+print(
+    "sums: [0.25, 0.25, 0.25, 0.25] →",
+    np.sum([0.25, 0.25, 0.25, 0.25]),
+    "| printed [0.25, 025, 0.25, 0.25] →",
+    np.sum([0.25, 25, 0.25, 0.25]),
+)
 verify("C4-52", "C4-53", "E4-11")
 
 # %% [markdown]

@@ -182,8 +182,10 @@ verify("C8-02", "C8-03", "C8-04")
 
 # %%
 for name, rate in (("44.1 × 10³", 44.1e3), ("44.1 · e³", 44.1 * np.e**3)):
-    print(f"{name:>10} Hz = {rate:9,.1f} samples per second: "
-          f"{S.num_samples(1, rate):,} samples in one second")  # fmt: skip
+    print(
+        f"{name:>10} Hz = {rate:9,.1f} samples per second: "
+        f"{S.num_samples(1, rate):,} samples in one second"
+    )
 verify("E8-02")
 
 # %% [markdown]
@@ -212,7 +214,8 @@ for name, pieces in (
         per_word.append(n_p)
         rest = rest[n_p:]
     print(
-        f"{name:>9}: {len(pieces)} pieces, per word {dict(zip(sentence_s.split(), per_word, strict=True))}"
+        f"{name:>9}: {len(pieces)} pieces, per word "
+        f"{dict(zip(sentence_s.split(), per_word, strict=True))}"
     )
 verify("E8-03")
 
@@ -284,8 +287,10 @@ for name, offset in (
     ("i + k − 1 (printed)", lambda i: i + k - 1),
 ):
     rows = [ip + offset(1) for ip in range(1, s_k + 1)]
-    print(f"t(i) = {name:<20}: output 1 reads rows {rows}, "
-          f"max |H − torch| = {np.abs(index_form(offset) - H_torch).max():.2e}")  # fmt: skip
+    print(
+        f"t(i) = {name:<20}: output 1 reads rows {rows}, "
+        f"max |H − torch| = {np.abs(index_form(offset) - H_torch).max():.2e}"
+    )
 verify("E8-04")
 
 # %% [markdown]
@@ -364,9 +369,12 @@ row_p = np.random.default_rng(806).standard_normal(4)
 for t_p in (37, 50):
     H_p = np.tile(row_p, (1, t_p, 1))  # (1, t, c)
     avg_torch = F.adaptive_avg_pool1d(torch.from_numpy(H_p).transpose(1, 2), 1)[0, :, 0]
-    print(f"t = {t_p}: sum {np.asarray(C.global_sum_pool(H_p, spatial_dims=1))[0].round(2)}, "
-          f"mean {np.asarray(C.global_avg_pool(H_p, spatial_dims=1))[0].round(4)}, "
-          f"torch {avg_torch.numpy().round(4)}")  # fmt: skip
+    print(
+        f"t = {t_p}: sum "
+        f"{np.asarray(C.global_sum_pool(H_p, spatial_dims=1))[0].round(2)}, "
+        f"mean {np.asarray(C.global_avg_pool(H_p, spatial_dims=1))[0].round(4)}, "
+        f"torch {avg_torch.numpy().round(4)}"
+    )
 verify("E8-06")
 
 # %% [markdown]
@@ -581,8 +589,10 @@ h_two = model.emb(torch.randint(0, 16, (2, 3, 12))).transpose(1, 2)
 try:
     model.conv1(h_two)
 except RuntimeError as err:
-    print(f"x ~ (2, 3, 12): embedded and transposed to {tuple(h_two.shape)}, conv1 fails "
-          f"({type(err).__name__})")  # fmt: skip
+    print(
+        f"x ~ (2, 3, 12): embedded and transposed to {tuple(h_two.shape)}, conv1 fails "
+        f"({type(err).__name__})"
+    )
 verify("E8-07")
 
 # %% [markdown]
@@ -832,15 +842,19 @@ layer_52 = CausalConv1d(2, 3, 3, dilation=2).double()
 W_52 = layer_52.conv.weight.detach().numpy().transpose(2, 0, 1)  # (s, c', c)
 b_52 = layer_52.conv.bias.detach().numpy()
 run_52 = lambda Z: layer_52(torch.tensor(Z.T[None]))[0].detach().numpy().T  # noqa: E731
-masked_52 = torch_conv1d_cl(X_52, np.concatenate([W_52, np.zeros((2, 3, 2))]), b_52,
-                            dilation=2, padding=4)  # fmt: skip
+masked_52 = torch_conv1d_cl(
+    X_52, np.concatenate([W_52, np.zeros((2, 3, 2))]), b_52, dilation=2, padding=4
+)
 print(
-    f"max |CausalConv1d − masked centred kernel| = {np.abs(run_52(X_52) - masked_52).max():.1e}"
+    f"max |CausalConv1d − masked centred kernel| = "
+    f"{np.abs(run_52(X_52) - masked_52).max():.1e}"
 )
 X_52b = X_52.copy()
 X_52b[10] += 1.0
-print("outputs that move when step 10 changes:",
-      np.nonzero(np.abs(run_52(X_52b) - run_52(X_52)).max(1))[0].tolist())  # fmt: skip
+print(
+    "outputs that move when step 10 changes:",
+    np.nonzero(np.abs(run_52(X_52b) - run_52(X_52)).max(1))[0].tolist(),
+)
 verify("C8-52")
 
 # %% [markdown]
@@ -1036,14 +1050,17 @@ sampling.static_view(frames=5 if FAST else 16)
 # %%
 p_next = np.exp(char_lm(prompt))
 top_v = np.argsort(p_next)[::-1][:4]
-print(f"{V} logits; argmax over the vocabulary = id {int(np.argmax(p_next))} "
-      f"({lm_tok.decode([int(np.argmax(p_next))])!r}); greedy gives "
-      f"{lm_tok.decode(S.greedy_decode(char_lm, prompt, 1)[0])!r}")  # fmt: skip
+print(
+    f"{V} logits; argmax over the vocabulary = id {int(np.argmax(p_next))} "
+    f"({lm_tok.decode([int(np.argmax(p_next))])!r}); greedy gives "
+    f"{lm_tok.decode(S.greedy_decode(char_lm, prompt, 1)[0])!r}"
+)
 rng_s = np.random.default_rng(10)
 draws = np.array([S.generate(char_lm, prompt, 1, rng=rng_s)[-1] for _ in range(2000)])
 for v in top_v:
     print(
-        f"  {lm_tok.decode([int(v)])!r}: p = {p_next[v]:.3f}, sampled {np.mean(draws == v):.3f}"
+        f"  {lm_tok.decode([int(v)])!r}: p = {p_next[v]:.3f}, sampled "
+        f"{np.mean(draws == v):.3f}"
     )
 greedy_runs = {S.generate(char_lm, prompt, 1, temperature=0)[-1] for _ in range(5)}
 print("greedy, 5 runs:", [lm_tok.decode([g_]) for g_ in greedy_runs])

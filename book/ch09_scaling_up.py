@@ -230,8 +230,10 @@ verify("C9-74")
 # %%
 lasso_1 = Lasso(alpha=1.0, fit_intercept=False, max_iter=20000).fit(X_d, y_d).coef_
 ridge_1 = Ridge(alpha=1.0, fit_intercept=False).fit(X_d, y_d).coef_
-print(f"λ = 1: lasso sets {(lasso_1 == 0).sum()} of 10 coefficients to exactly 0, "
-      f"ridge {(ridge_1 == 0).sum()}")  # fmt: skip
+print(
+    f"λ = 1: lasso sets {(lasso_1 == 0).sum()} of 10 coefficients to exactly 0, "
+    f"ridge {(ridge_1 == 0).sum()}"
+)
 
 # E.9.2: w = a ⊙ b with |a_i| = |b_i| = √|w_i|, against 1000 other factorisations
 w_ab = np.random.default_rng(2).normal(size=6)
@@ -239,8 +241,10 @@ a_ab = np.sqrt(np.abs(w_ab))
 b_ab = np.sign(w_ab) * a_ab
 scales = np.exp(np.random.default_rng(3).normal(size=(1000, 6)))  # a·s and b/s
 others = ((a_ab * scales) ** 2).sum(1) + ((b_ab / scales) ** 2).sum(1)
-print(f"‖a‖² + ‖b‖² = {a_ab @ a_ab + b_ab @ b_ab:.4f} (balanced), 2‖w‖₁ = "
-      f"{2 * np.abs(w_ab).sum():.4f}, smallest of the others {others.min():.4f}")  # fmt: skip
+print(
+    f"‖a‖² + ‖b‖² = {a_ab @ a_ab + b_ab @ b_ab:.4f} (balanced), 2‖w‖₁ = "
+    f"{2 * np.abs(w_ab).sum():.4f}, smallest of the others {others.min():.4f}"
+)
 
 # E.9.3: projected gradient descent on a quadratic, inside balls of radius μ = 0.5
 A_c, b_c, mu_c = np.array([[1.0, 0.2], [0.2, 1.0]]), np.array([2.0, 0.6]), 0.5
@@ -259,16 +263,24 @@ quad = 0.5 * (g1**2 + 0.4 * g1 * g2 + g2**2) - 2.0 * g1 - 0.6 * g2
 axes[0].contour(g1, g2, quad, 15, cmap="Greys", linewidths=0.6)
 t_c = np.linspace(0, 2 * np.pi, 200)
 axes[0].plot(mu_c * np.cos(t_c), mu_c * np.sin(t_c), "tab:blue", label="ℓ2 ball")
-axes[0].plot([mu_c, 0, -mu_c, 0, mu_c], [0, mu_c, 0, -mu_c, 0], "tab:red",
-             label="ℓ1 ball")  # fmt: skip
+axes[0].plot(
+    [mu_c, 0, -mu_c, 0, mu_c], [0, mu_c, 0, -mu_c, 0], "tab:red", label="ℓ1 ball"
+)
 for name, colour in (("ℓ2", "tab:blue"), ("ℓ1", "tab:red")):
     axes[0].plot(*ends[name], "o", color=colour, ms=8, label=f"{name} solution")
-axes[0].set(title="E.9.3: the ℓ1 solution sits on a corner", xlabel="$w_1$",
-            ylabel="$w_2$", aspect="equal")  # fmt: skip
+axes[0].set(
+    title="E.9.3: the ℓ1 solution sits on a corner",
+    xlabel="$w_1$",
+    ylabel="$w_2$",
+    aspect="equal",
+)
 axes[0].legend(fontsize=7, loc="lower left")
 axes[1].semilogx(lams, mus_ridge)
-axes[1].set(title="ridge on the diabetes data: μ(λ) = ‖w*(λ)‖", xlabel="penalty λ",
-            ylabel="radius μ of the matching ball")  # fmt: skip
+axes[1].set(
+    title="ridge on the diabetes data: μ(λ) = ‖w*(λ)‖",
+    xlabel="penalty λ",
+    ylabel="radius μ of the matching ball",
+)
 plt.show()
 verify("C9-12", "C9-13", "C9-14")
 
@@ -287,13 +299,21 @@ verify("C9-12", "C9-13", "C9-14")
 # %%
 from scipy.optimize import minimize_scalar
 
-print(f"‖w‖₁ = Σ|w_i| = {np.abs(w_ab).sum():.4f} = numpy's 1-norm "
-      f"{np.linalg.norm(w_ab, 1):.4f}")  # fmt: skip
-best_a = minimize_scalar(lambda a: a**2 + (1.7 / a) ** 2, bounds=(0.01, 10),
-                         method="bounded", options={"xatol": 1e-10})  # fmt: skip
+print(
+    f"‖w‖₁ = Σ|w_i| = {np.abs(w_ab).sum():.4f} = numpy's 1-norm "
+    f"{np.linalg.norm(w_ab, 1):.4f}"
+)
+best_a = minimize_scalar(
+    lambda a: a**2 + (1.7 / a) ** 2,
+    bounds=(0.01, 10),
+    method="bounded",
+    options={"xatol": 1e-10},
+)
 print(f"w = 1.7: min over a of a² + (w/a)² = {best_a.fun:.6f} = 2|w| (SciPy)")
-print("μ(λ) for λ = 1e-4, 1e-2, 1, 1e2:",
-      np.round(np.interp([-4, -2, 0, 2], np.log10(lams), mus_ridge), 1))  # fmt: skip
+print(
+    "μ(λ) for λ = 1e-4, 1e-2, 1, 1e2:",
+    np.round(np.interp([-4, -2, 0, 2], np.log10(lams), mus_ridge), 1),
+)
 verify("E9-03", "E9-04", "E9-05")
 
 # %% [markdown]
@@ -333,12 +353,16 @@ verify("C9-15", "C9-16", "C9-17")
 # %%
 scores_book = [0.5, 0.6, 0.8, 0.7, 0.6]
 stop_b, best_b = rg.early_stopping_epoch(scores_book, 3, rule="book")
-print(f"printed test on {scores_book}, k = 3: fires at t = {stop_b}; t − k = "
-      f"{stop_b - 3} scored {scores_book[stop_b - 4]}, the best epoch is {best_b} "
-      f"({scores_book[best_b - 1]})")  # fmt: skip
+print(
+    f"printed test on {scores_book}, k = 3: fires at t = {stop_b}; t − k = "
+    f"{stop_b - 3} scored {scores_book[stop_b - 4]}, the best epoch is {best_b} "
+    f"({scores_book[best_b - 1]})"
+)
 stop_u, best_u = rg.early_stopping_epoch([*scores_book, 0.6], 3)
-print(f"usual rule (best score k epochs old), one more epoch: stops at t = {stop_u}, "
-      f"t − k = {stop_u - 3} = best epoch {best_u}")  # fmt: skip
+print(
+    f"usual rule (best score k epochs old), one more epoch: stops at t = {stop_u}, "
+    f"t − k = {stop_u - 3} = best epoch {best_u}"
+)
 
 # a small change of the loss is not a small gradient: L = w² at w = 3, step 1e-7
 w_s = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
@@ -420,12 +444,18 @@ w_ls = np.linalg.lstsq(X_no, y_no, rcond=None)[0]
 print("least squares       :", w_ls.round(3))
 print("on 500 noisy copies :", w_noise.round(3))
 print("ridge, λ = nσ² = 3.6:", w_ridge.round(3))
-print("a 0° rotation is the identity:",
-      np.allclose(au.random_rotation(imgs, 0, rng=1), imgs),
-      "| same seed, same batch:",
-      np.array_equal(au.random_rotation(imgs, 20, rng=1), au.random_rotation(imgs, 20, rng=1)),
-      "| another seed, another batch:",
-      not np.allclose(au.random_rotation(imgs, 20, rng=1), au.random_rotation(imgs, 20, rng=2)))  # fmt: skip
+print(
+    "a 0° rotation is the identity:",
+    np.allclose(au.random_rotation(imgs, 0, rng=1), imgs),
+    "| same seed, same batch:",
+    np.array_equal(
+        au.random_rotation(imgs, 20, rng=1), au.random_rotation(imgs, 20, rng=1)
+    ),
+    "| another seed, another batch:",
+    not np.allclose(
+        au.random_rotation(imgs, 20, rng=1), au.random_rotation(imgs, 20, rng=2)
+    ),
+)
 _, y_mixed, _ = au.mixup(imgs, np.eye(10)[y_dig[:4]], lam=0.6, rng=5)
 print("mixup labels stay on the simplex: row sums", y_mixed.sum(1))
 verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
@@ -441,10 +471,13 @@ verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
 # %%
 onehots = np.eye(10)[y_dig[0]], np.eye(10)[y_dig[1]]
 for rule in ("area", "random"):
-    _, y_rule, M_rule = au.cutmix(imgs[0], onehots[0], imgs[1], onehots[1], (4, 4),
-                                  lam=rule, rng=6)  # fmt: skip
-    print(f"lam={rule!r:9}: patch covers {M_rule.mean():.3f} of the image, label "
-          f"weight of the first digit {y_rule[y_dig[0]]:.3f}")  # fmt: skip
+    _, y_rule, M_rule = au.cutmix(
+        imgs[0], onehots[0], imgs[1], onehots[1], (4, 4), lam=rule, rng=6
+    )
+    print(
+        f"lam={rule!r:9}: patch covers {M_rule.mean():.3f} of the image, label "
+        f"weight of the first digit {y_rule[y_dig[0]]:.3f}"
+    )
 verify("E9-07")
 
 # %% [markdown]
@@ -519,11 +552,14 @@ def box_net(masks, phi):  # inverted dropout with fixed 0/1 masks (inputs, hidde
 
 
 for name, phi in (("linear", lambda h: h), ("ReLU", lambda h: np.maximum(h, 0))):
-    exact = rg.exact_dropout_expectation(lambda m, phi=phi: box_net(m, phi), [2, 3],
-                                         p_keep)  # fmt: skip
+    exact = rg.exact_dropout_expectation(
+        lambda m, phi=phi: box_net(m, phi), [2, 3], p_keep
+    )
     mean_mask = box_net([np.full(2, p_keep), np.full(3, p_keep)], phi)  # M → E[M]
-    print(f"{name:>6}: exact E over 32 masks {exact:+.4f}, masks replaced by their "
-          f"mean {mean_mask:+.4f}, gap {abs(exact - mean_mask):.4f}")  # fmt: skip
+    print(
+        f"{name:>6}: exact E over 32 masks {exact:+.4f}, masks replaced by their "
+        f"mean {mean_mask:+.4f}, gap {abs(exact - mean_mask):.4f}"
+    )
 x_t1 = torch.tensor(x_d1[None], dtype=torch.float32)
 print(f"torch eval mode on the ReLU network: {box_9_2.eval()(x_t1).item():+.4f}")
 
@@ -532,27 +568,42 @@ box_9_2.train()
 torch.manual_seed(1)
 ks = [10, 100, 1000]
 with torch.no_grad():
-    mc = {k: box_9_2(x_t1.repeat(200 * k, 1)).reshape(200, k).mean(1).numpy()
-          for k in ks}  # fmt: skip
+    mc = {
+        k: box_9_2(x_t1.repeat(200 * k, 1)).reshape(200, k).mean(1).numpy() for k in ks
+    }
 exact_relu = rg.exact_dropout_expectation(
     lambda m: box_net(m, lambda h: np.maximum(h, 0)), [2, 3], p_keep
 )
-print("spread of the MC estimate, k = 10, 100, 1000:",
-      np.round([mc[k].std() for k in ks], 4))  # fmt: skip
+print(
+    "spread of the MC estimate, k = 10, 100, 1000:",
+    np.round([mc[k].std() for k in ks], 4),
+)
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
 for i, k in enumerate(ks):
-    axes[0].plot(np.full(200, i) + np.random.default_rng(i).uniform(-0.2, 0.2, 200),
-                 mc[k], ".", ms=2, color="tab:blue")  # fmt: skip
+    axes[0].plot(
+        np.full(200, i) + np.random.default_rng(i).uniform(-0.2, 0.2, 200),
+        mc[k],
+        ".",
+        ms=2,
+        color="tab:blue",
+    )
 axes[0].axhline(exact_relu, color="k", label="exact expectation (32 masks)")
-axes[0].axhline(box_9_2.eval()(x_t1).item(), color="tab:red", ls="--",
-                label="eval mode (masks → their mean)")  # fmt: skip
-axes[0].set(xticks=range(3), xticklabels=[f"k = {k}" for k in ks],
-            ylabel="MC dropout estimate", title="200 MC estimates per k")  # fmt: skip
+axes[0].axhline(
+    box_9_2.eval()(x_t1).item(),
+    color="tab:red",
+    ls="--",
+    label="eval mode (masks → their mean)",
+)
+axes[0].set(
+    xticks=range(3),
+    xticklabels=[f"k = {k}" for k in ks],
+    ylabel="MC dropout estimate",
+    title="200 MC estimates per k",
+)
 axes[0].legend(fontsize=7)
 axes[1].loglog(ks, [mc[k].std() for k in ks], "o-", label="spread of the estimate")
-axes[1].loglog(ks, mc[10].std() * np.sqrt(10 / np.array(ks)), "k--", lw=1,
-               label="1/√k")  # fmt: skip
+axes[1].loglog(ks, mc[10].std() * np.sqrt(10 / np.array(ks)), "k--", lw=1, label="1/√k")
 axes[1].set(xlabel="passes k", ylabel="standard deviation", title="MC error")
 axes[1].legend(fontsize=7)
 plt.show()
@@ -588,10 +639,13 @@ verify(
 torch.manual_seed(2)
 kept_torch = (torch.nn.Dropout(0.3).train()(torch.ones(100_000)) != 0).double().mean()
 kept_mine = (rg.dropout(np.ones(100_000), drop_prob=0.3, rng=8) != 0).mean()
-print(f"torch.nn.Dropout(0.3) keeps {kept_torch:.3f} of the units, "
-      f"rg.dropout(drop_prob=0.3) {kept_mine:.3f}: the book's p = 0.7")  # fmt: skip
 print(
-    f"so {1 - kept_torch:.3f} of them, {100 * (1 - kept_torch):.0f} percent, are dropped"
+    f"torch.nn.Dropout(0.3) keeps {kept_torch:.3f} of the units, "
+    f"rg.dropout(drop_prob=0.3) {kept_mine:.3f}: the book's p = 0.7"
+)
+print(
+    f"so {1 - kept_torch:.3f} of them, {100 * (1 - kept_torch):.0f} percent, are "
+    f"dropped"
 )
 printed_box = "y = model(x[:, None, :].repeat(1, k, 1))\n    .mean(1)\n"
 try:
@@ -611,18 +665,33 @@ verify("E9-08", "E9-09", "E9-10")
 
 # %%
 maps = rg.spatial_dropout(np.ones((2, 4, 4, 6)), drop_prob=0.5, rng=0)
-print("spatial dropout, example 0, min / max of each channel's 4×4 map:",
-      maps[0].min((0, 1)), maps[0].max((0, 1)))  # fmt: skip
+print(
+    "spatial dropout, example 0, min / max of each channel's 4×4 map:",
+    maps[0].min((0, 1)),
+    maps[0].max((0, 1)),
+)
 torch.manual_seed(0)
 maps_t = torch.nn.Dropout2d(0.5)(torch.ones(2, 6, 4, 4, dtype=torch.float64))
-print("torch.nn.Dropout2d, example 0, the same:                      ",
-      maps_t[0].amin((1, 2)).numpy(), maps_t[0].amax((1, 2)).numpy())  # fmt: skip
+print(
+    "torch.nn.Dropout2d, example 0, the same:                      ",
+    maps_t[0].amin((1, 2)).numpy(),
+    maps_t[0].amax((1, 2)).numpy(),
+)
 r_dc = np.random.default_rng(6)
 W_dc, x_dc, b_dc = r_dc.normal(size=(3, 4)), r_dc.normal(size=4), r_dc.normal(size=3)
-dc_mean = np.mean([rg.dropconnect_linear(x_dc, W_dc, b_dc, keep_prob=0.6, rng=s)
-                   for s in range(5000)], axis=0)  # fmt: skip
-print("DropConnect, mean of 5000 masked passes:", dc_mean.round(3),
-      "| pWx + b:", (0.6 * W_dc @ x_dc + b_dc).round(3))  # fmt: skip
+dc_mean = np.mean(
+    [
+        rg.dropconnect_linear(x_dc, W_dc, b_dc, keep_prob=0.6, rng=s)
+        for s in range(5000)
+    ],
+    axis=0,
+)
+print(
+    "DropConnect, mean of 5000 masked passes:",
+    dc_mean.round(3),
+    "| pWx + b:",
+    (0.6 * W_dc @ x_dc + b_dc).round(3),
+)
 verify("C9-39", "C9-40")
 
 # %% [markdown]
@@ -681,27 +750,42 @@ print("column means", out_bn.mean(0).round(6), "variances", out_bn.var(0).round(
 # %%
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
-print("= scikit-learn's scalers:",
-      np.allclose(nz.minmax_scale(X_bn), MinMaxScaler().fit_transform(X_bn)),
-      np.allclose(nz.standard_scale(X_bn), StandardScaler().fit_transform(X_bn)))  # fmt: skip
+print(
+    "= scikit-learn's scalers:",
+    np.allclose(nz.minmax_scale(X_bn), MinMaxScaler().fit_transform(X_bn)),
+    np.allclose(nz.standard_scale(X_bn), StandardScaler().fit_transform(X_bn)),
+)
 ref_bn = torch.nn.functional.batch_norm(
-    torch.as_tensor(X_bn), None, None, torch.tensor([2.0, 0.5], dtype=torch.float64),
-    torch.tensor([1.0, -1.0], dtype=torch.float64), training=True, eps=1e-12,
-)  # fmt: skip
+    torch.as_tensor(X_bn),
+    None,
+    None,
+    torch.tensor([2.0, 0.5], dtype=torch.float64),
+    torch.tensor([1.0, -1.0], dtype=torch.float64),
+    training=True,
+    eps=1e-12,
+)
 print("= torch's batch_norm (biased variance):", np.allclose(out_bn, ref_bn.numpy()))
 r_bn = np.random.default_rng(10)
 W_bn, b_bn = r_bn.normal(size=(2, 3)), r_bn.normal(size=3)
-print("BN(XW + b) = BN(XW), the bias is wasted:",
-      np.allclose(nz.batch_norm(X_bn @ W_bn + b_bn), nz.batch_norm(X_bn @ W_bn)))  # fmt: skip
+print(
+    "BN(XW + b) = BN(XW), the bias is wasted:",
+    np.allclose(nz.batch_norm(X_bn @ W_bn + b_bn), nz.batch_norm(X_bn @ W_bn)),
+)
 bn_c = torch.nn.BatchNorm1d(3)
-print("BatchNorm1d(3): trained", {k: tuple(v.shape) for k, v in bn_c.named_parameters()},
-      "| buffers", [k for k, _ in bn_c.named_buffers()])  # fmt: skip
+print(
+    "BatchNorm1d(3): trained",
+    {k: tuple(v.shape) for k, v in bn_c.named_parameters()},
+    "| buffers",
+    [k for k, _ in bn_c.named_buffers()],
+)
 X_img4 = r_bn.normal(size=(4, 5, 5, 3))
 ref_2d = torch.nn.BatchNorm2d(3, dtype=torch.float64)(
     torch.as_tensor(X_img4).permute(0, 3, 1, 2)
 ).permute(0, 2, 3, 1)
-print("images: each channel pools b·h·w = 100 values, = BatchNorm2d:",
-      np.allclose(nz.batch_norm(X_img4), ref_2d.detach().numpy()))  # fmt: skip
+print(
+    "images: each channel pools b·h·w = 100 values, = BatchNorm2d:",
+    np.allclose(nz.batch_norm(X_img4), ref_2d.detach().numpy()),
+)
 verify("C9-41", "C9-42", "C9-43", "C9-44", "C9-45", "C9-46", "C9-47", "C9-48")
 
 # %% [markdown]
@@ -715,8 +799,12 @@ verify("C9-41", "C9-42", "C9-43", "C9-44", "C9-45", "C9-46", "C9-47", "C9-48")
 # ```
 
 # %%
-print("variances after the affine step:", out_bn.var(0).round(4),
-      "= α² =", np.array([2.0, 0.5]) ** 2)  # fmt: skip
+print(
+    "variances after the affine step:",
+    out_bn.var(0).round(4),
+    "= α² =",
+    np.array([2.0, 0.5]) ** 2,
+)
 x_low = np.random.default_rng(9).normal(0, 0.01, (64, 1))  # a feature with std 0.01
 for eps in (0.0, 1e-5, 1e-3):
     print(f"ε = {eps:g}: output std {nz.batch_norm(x_low, eps=eps).std():.3f}")
@@ -790,8 +878,10 @@ for lam_r in (0.01, 0.9, 0.99):
     for m in batch_means:
         run = lam_r * run + (1 - lam_r) * m
     print(f"λ = {lam_r:<4}: running mean after 50 batches {run:.3f}")
-print(f"last batch mean {batch_means[-1]:.3f}; torch momentum=0.1: "
-      f"{bn_ema.running_mean.item():.3f} (= λ = 0.9)")  # fmt: skip
+print(
+    f"last batch mean {batch_means[-1]:.3f}; torch momentum=0.1: "
+    f"{bn_ema.running_mean.item():.3f} (= λ = 0.9)"
+)
 verify("E9-13")
 
 # %% [markdown]
@@ -925,8 +1015,10 @@ plt.show()
 # %%
 z8 = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
 W_zero = torch.zeros(8, 8, dtype=torch.float64)
-print("residual block with zero weights, tanh(0·x) + x − x:",
-      (torch.tanh(W_zero @ z8) + z8 - z8).abs().max().item())  # fmt: skip
+print(
+    "residual block with zero weights, tanh(0·x) + x − x:",
+    (torch.tanh(W_zero @ z8) + z8 - z8).abs().max().item(),
+)
 with torch.no_grad():
     x_blk = torch.randn(2, 8, 6, 6, generator=torch.Generator().manual_seed(4))
     ident = rs.BasicBlock(8, post_relu=False, zero_init=True).eval()
@@ -935,8 +1027,14 @@ with torch.no_grad():
         (ident(x_blk) - x_blk).abs().max().item(),
     )
     wider = rs.BasicBlock(8, 16)
-    print("8 → 16 channels: output", tuple(wider(x_blk).shape), "with a",
-          type(wider.shortcut[0]).__name__, wider.shortcut[0].kernel_size, "on the skip")  # fmt: skip
+    print(
+        "8 → 16 channels: output",
+        tuple(wider(x_blk).shape),
+        "with a",
+        type(wider.shortcut[0]).__name__,
+        wider.shortcut[0].kernel_size,
+        "on the skip",
+    )
 W_v = Ws[0]
 f_blk = lambda z: torch.tanh(W_v @ z)  # the residual branch
 v_adj = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
@@ -983,13 +1081,19 @@ with torch.no_grad():
     h_naive = rs.NaiveResBlock(8)(x_rb)
     h_pre = rs.BasicBlock(8, post_relu=False)(x_rb)
     h_he = rs.BasicBlock(8)(x_rb)
-print(f"ReLU(BN(Conv(x))) + x: h ≥ x everywhere {bool((h_naive >= x_rb).all())}, "
-      f"h = x on {(h_naive == x_rb).double().mean():.0%} of the entries")  # fmt: skip
-print(f"two-convolution block, smallest output: without the final ReLU "
-      f"{h_pre.min():.2f}, with it (He et al.) {h_he.min():.2f}")  # fmt: skip
+print(
+    f"ReLU(BN(Conv(x))) + x: h ≥ x everywhere {bool((h_naive >= x_rb).all())}, "
+    f"h = x on {(h_naive == x_rb).double().mean():.0%} of the entries"
+)
+print(
+    f"two-convolution block, smallest output: without the final ReLU "
+    f"{h_pre.min():.2f}, with it (He et al.) {h_he.min():.2f}"
+)
 cnx = rs.ConvNeXtBlock(96)
-print(f"ConvNeXt block: depthwise 7×7 (groups = {cnx.dw.groups}), channels 96 → "
-      f"{cnx.up.out_features} → {cnx.down.out_features}, {type(cnx.norm).__name__}")  # fmt: skip
+print(
+    f"ConvNeXt block: depthwise 7×7 (groups = {cnx.dw.groups}), channels 96 → "
+    f"{cnx.up.out_features} → {cnx.down.out_features}, {type(cnx.norm).__name__}"
+)
 verify("E9-16", "E9-18", "E9-17")
 
 # %% [markdown]

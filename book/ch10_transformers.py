@@ -127,14 +127,16 @@ H1_torch = torch.nn.functional.conv1d(
     padding=k1,
 )[0].T.numpy()
 print(
-    f"max |E.10.1 − conv1d(padding=k, flipped kernel)| = {np.abs(H1 - H1_torch).max():.1e}"
+    f"max |E.10.1 − conv1d(padding=k, flipped kernel)| = "
+    f"{np.abs(H1 - H1_torch).max():.1e}"
 )
 for k_ in (1, 2, 4, 8):
     count = sum(
         p.numel() for p in torch.nn.Conv1d(64, 64, 2 * k_ + 1, bias=False).parameters()
     )
     print(
-        f"e = 64, k = {k_}: Conv1d has {count:6,} weights = (2k+1)e² = {(2 * k_ + 1) * 64**2:,}"
+        f"e = 64, k = {k_}: Conv1d has {count:6,} weights = (2k+1)e² = "
+        f"{(2 * k_ + 1) * 64**2:,}"
     )
 verify("C10-02", "C10-03")
 
@@ -221,7 +223,8 @@ for sigma in (2.0, 0.5):
         dots = np.einsum("ne,ne->n", sigma * z1[:, :e_], sigma * z2[:, :e_])
         print(
             f"e = {e_:3d}, σ = {sigma}: var(xᵀy) = {dots.var():7.2f} "
-            f"(eσ⁴ = {e_ * sigma**4:g}), var(xᵀy/√e) = {(dots / np.sqrt(e_)).var():6.3f} "
+            f"(eσ⁴ = {e_ * sigma**4:g}), var(xᵀy/√e) = "
+            f"{(dots / np.sqrt(e_)).var():6.3f} "
             f"(σ⁴ = {sigma**4:g}, σ² = {sigma**2:g})"
         )
 verify("E10-01")
@@ -246,7 +249,8 @@ ref9 = torch.softmax(torch.from_numpy(Q9 @ K9.T / 2.0), dim=-1).numpy()  # √k 
 print("row 0 before:", W9[0].round(3), f"sum {W9[0].sum():.12f}")
 print("row 0 after :", W9_up[0].round(3), f"sum {W9_up[0].sum():.12f}")
 print(
-    f"min weight {W9.min():.3f} ≥ 0; max |ours − torch.softmax| = {np.abs(W9 - ref9).max():.0e}"
+    f"min weight {W9.min():.3f} ≥ 0; max |ours − torch.softmax| = "
+    f"{np.abs(W9 - ref9).max():.0e}"
 )
 verify("C10-09")
 
@@ -305,13 +309,17 @@ verify("C10-10", "C10-11", "C10-12", "C10-13", "C10-14")
 # weight as $(k, e)$, and multiplies by its transpose.)
 
 # %%
-print(f"X {X5.shape}, W_q {Wq5.shape}, W_k {Wk5.shape}, W_v {Wv5.shape}: "
-      f"{Wq5.size + Wk5.size + Wv5.size} parameters = 2ke + ve = {2 * k5 * e5 + v5 * e5}")  # fmt: skip
+print(
+    f"X {X5.shape}, W_q {Wq5.shape}, W_k {Wk5.shape}, W_v {Wv5.shape}: "
+    f"{Wq5.size + Wk5.size + Wv5.size} parameters = 2ke + ve = {2 * k5 * e5 + v5 * e5}"
+)
 sdpa5 = torch.nn.functional.scaled_dot_product_attention(
     *(torch.from_numpy(M) for M in (Q5, K5, V5))
 ).numpy()
-print(f"max |softmax(QKᵀ/√k)V − torch's scaled_dot_product_attention| = "
-      f"{np.abs(W5 @ V5 - sdpa5).max():.1e}")  # fmt: skip
+print(
+    f"max |softmax(QKᵀ/√k)V − torch's scaled_dot_product_attention| = "
+    f"{np.abs(W5 @ V5 - sdpa5).max():.1e}"
+)
 try:
     X5 @ Wq5.T  # W_q ~ (k, e) as printed
 except ValueError as err:
@@ -540,11 +548,15 @@ verify("C10-28", "C10-29", "C10-30")
 # %%
 p_lin = A.linear_scalar_positions(64)[:, 0]
 X_unit = np.random.default_rng(33).standard_normal((64, 32))
-print(f"i/m: from {p_lin[0]} to {p_lin[-1]:.4f} in steps of {np.diff(p_lin)[0]:.4f}; "
-      f"‖p‖/‖X‖ = {np.linalg.norm(p_lin) / np.linalg.norm(X_unit):.3f}")  # fmt: skip
+print(
+    f"i/m: from {p_lin[0]} to {p_lin[-1]:.4f} in steps of {np.diff(p_lin)[0]:.4f}; "
+    f"‖p‖/‖X‖ = {np.linalg.norm(p_lin) / np.linalg.norm(X_unit):.3f}"
+)
 H_onehot = A.one_hot_positions(64)
-print(f"one-hot: shape {H_onehot.shape}, one non-zero per row, density "
-      f"{H_onehot.mean():.4f} = 1/m")  # fmt: skip
+print(
+    f"one-hot: shape {H_onehot.shape}, one non-zero per row, density "
+    f"{H_onehot.mean():.4f} = 1/m"
+)
 verify("C10-31", "C10-32")
 
 # %% [markdown]
@@ -571,25 +583,30 @@ x_per = np.linspace(0, 2 * np.pi, 1000, endpoint=False)
 n_sin = len(np.unique(np.round(np.sin(x_per), 9)))
 n_pair = len(np.unique(np.round(np.c_[np.sin(x_per), np.cos(x_per)], 9), axis=0))
 print(
-    f"1000 points of [0, 2π): {n_sin} distinct sines, {n_pair} distinct (sin, cos) pairs"
+    f"1000 points of [0, 2π): {n_sin} distinct sines, {n_pair} distinct (sin, cos) "
+    f"pairs"
 )
 # a sine-only table with d = 2 whose second column has ω = 2π/8 (the book's exponent)
-S_8 = A.sinusoidal_positions(40, 2, base=(8 / (2 * np.pi)) ** 2, variant="sin",
-                             exponent="book")  # fmt: skip
+S_8 = A.sinusoidal_positions(
+    40, 2, base=(8 / (2 * np.pi)) ** 2, variant="sin", exponent="book"
+)
 col_8 = S_8[:, 1]
 period_8 = min(
     p for p in range(1, 40) if np.allclose(col_8[p:], col_8[:-p], atol=1e-12)
 )
 print(
-    f"table column with ω = 2π/8 repeats every {period_8} positions: {col_8[:9].round(3)}"
+    f"table column with ω = 2π/8 repeats every {period_8} positions: "
+    f"{col_8[:9].round(3)}"
 )
 t_clock = np.arange(7200)  # seconds
 angles = np.c_[2 * np.pi * t_clock / 60, 2 * np.pi * t_clock / 3600]
 reading = np.round(np.c_[np.sin(angles), np.cos(angles)], 9)
-print(f"in one hour: {len(np.unique(reading[:3600], axis=0))} distinct readings of both "
-      f"hands, {len(np.unique(reading[:3600, [0, 2]], axis=0))} of the seconds hand "
-      f"alone; second t and t + 3600 read the same: "
-      f"{np.allclose(reading[:3600], reading[3600:], atol=1e-8)}")  # fmt: skip
+print(
+    f"in one hour: {len(np.unique(reading[:3600], axis=0))} distinct readings of both "
+    f"hands, {len(np.unique(reading[:3600, [0, 2]], axis=0))} of the seconds hand "
+    f"alone; second t and t + 3600 read the same: "
+    f"{np.allclose(reading[:3600], reading[3600:], atol=1e-8)}"
+)
 verify("E10-03", "C10-34", "C10-35")
 
 # %% [markdown]
@@ -736,13 +753,17 @@ mlp_torch = torch.nn.Sequential(
     torch.nn.GELU(),
     torch.nn.Linear(128, 32, bias=False),
 )
-print(f"e = 32, p = 4e: torch MLP has {sum(q.numel() for q in mlp_torch.parameters()):,} "
-      f"weights = 2pe = 8e² = {8 * 32**2:,}")  # fmt: skip
+print(
+    f"e = 32, p = 4e: torch MLP has {sum(q.numel() for q in mlp_torch.parameters()):,} "
+    f"weights = 2pe = 8e² = {8 * 32**2:,}"
+)
 X46 = 3.0 * np.random.default_rng(46).standard_normal((7, 8)) + 1.0
 for norm in ("post", "pre"):
     out46 = T.transformer_block(X46, p_blk, heads=2, norm=norm)
-    print(f"{norm:>4}-norm output tokens: means {out46.mean(1).round(2)}, "
-          f"variances {out46.var(1).round(2)}")  # fmt: skip
+    print(
+        f"{norm:>4}-norm output tokens: means {out46.mean(1).round(2)}, "
+        f"variances {out46.var(1).round(2)}"
+    )
 verify("C10-44", "C10-45", "C10-46")
 
 # %% [markdown]

@@ -146,8 +146,10 @@ def mask_inside(X):  # the additive mask, −∞ above the diagonal
 
 
 blocks_c = [T.init_block_params(4, 2, 8, rng=s) for s in range(3)]
-blocks_c = [{k: {a: torch.as_tensor(b) for a, b in v.items()} for k, v in p_.items()}
-            for p_ in blocks_c]  # fmt: skip
+blocks_c = [
+    {k: {a: torch.as_tensor(b) for a, b in v.items()} for k, v in p_.items()}
+    for p_ in blocks_c
+]
 
 
 def three_blocks(X):  # three pre-norm blocks with causal attention
@@ -157,9 +159,15 @@ def three_blocks(X):  # three pre-norm blocks with causal attention
 
 
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), layout="constrained")
-for ax, (name, f) in zip(axes, [("mask after the softmax", mask_after),
-                                ("additive mask", mask_inside),
-                                ("three causal blocks", three_blocks)], strict=True):  # fmt: skip
+for ax, (name, f) in zip(
+    axes,
+    [
+        ("mask after the softmax", mask_after),
+        ("additive mask", mask_inside),
+        ("three causal blocks", three_blocks),
+    ],
+    strict=True,
+):
     leak = torch.autograd.functional.jacobian(f, X6).abs().amax(dim=(1, 3)).numpy()
     print(f"{name:<22}: largest |∂h_s/∂x_t| over t > s = {np.triu(leak, 1).max():.3g}")
     ax.imshow(leak > 0, cmap="Greys", vmin=0, vmax=1)
@@ -181,8 +189,13 @@ print(
 ref_causal = F.scaled_dot_product_attention(
     *map(torch.as_tensor, (Q, K, V)), is_causal=True
 )
-print("masked attention vs torch is_causal=True:",
-      np.abs(np.asarray(att.scaled_dot_product_attention(Q, K, V, mask=M)) - ref_causal.numpy()).max())  # fmt: skip
+print(
+    "masked attention vs torch is_causal=True:",
+    np.abs(
+        np.asarray(att.scaled_dot_product_attention(Q, K, V, mask=M))
+        - ref_causal.numpy()
+    ).max(),
+)
 verify("C11-02", "C11-03", "C11-04", "C11-05")
 
 # %% [markdown]
@@ -275,18 +288,26 @@ print("CA(X, Z) shape for n=4, m=9:", ca.shape)
 sa3 = lambda X1, X2, X3: np.asarray(
     att.scaled_dot_product_attention(X1 @ Wq, X2 @ Wk, X3 @ Wv)
 )
-print("SA(X, X, X) − self-attention of X:",
-      np.abs(sa3(X, X, X) - np.asarray(att.self_attention(X, Wq, Wk, Wv))).max())  # fmt: skip
+print(
+    "SA(X, X, X) − self-attention of X:",
+    np.abs(sa3(X, X, X) - np.asarray(att.self_attention(X, Wq, Wk, Wv))).max(),
+)
 XZ = np.vstack([X, Z])  # 4 + 9 tokens; the X rows may look only at the Z columns
 M_xz = np.zeros((13, 13))
 M_xz[:4, :4] = -np.inf
 sa_xz = att.scaled_dot_product_attention(XZ @ Wq, XZ @ Wk, XZ @ Wv, mask=M_xz)
-print("CA(X, Z) − the first 4 rows of masked SA on [X; Z]:",
-      np.abs(ca - np.asarray(sa_xz)[:4]).max())  # fmt: skip
+print(
+    "CA(X, Z) − the first 4 rows of masked SA on [X; Z]:",
+    np.abs(ca - np.asarray(sa_xz)[:4]).max(),
+)
 r_ca = np.random.default_rng(9)
 pX, pZ = r_ca.permutation(4), r_ca.permutation(9)
-print("CA(PX, Z) − P·CA(X, Z):", np.abs(sa3(X[pX], Z, Z) - ca[pX]).max(),
-      "| CA(X, PZ) − CA(X, Z):", np.abs(sa3(X, Z[pZ], Z[pZ]) - ca).max())  # fmt: skip
+print(
+    "CA(PX, Z) − P·CA(X, Z):",
+    np.abs(sa3(X[pX], Z, Z) - ca[pX]).max(),
+    "| CA(X, PZ) − CA(X, Z):",
+    np.abs(sa3(X, Z[pZ], Z[pZ]) - ca).max(),
+)
 verify("C11-08", "C11-09", "C11-10", "C11-11")
 
 # %% [markdown]
@@ -306,16 +327,23 @@ verify("C11-08", "C11-09", "C11-10", "C11-11")
 r_mem = np.random.default_rng(12)
 X_mem, K_mem, V_mem = (r_mem.standard_normal(s) for s in ((5, 4), (4, 9), (9, 3)))
 memory = att.scaled_dot_product_attention(X_mem @ np.eye(4), K_mem.T, V_mem, scale=1.0)
-print("NeuralMemory with W_q = I, no √k: − softmax(XK)V =",
-      np.abs(np.asarray(memory) - softmax(X_mem @ K_mem, axis=1) @ V_mem).max())  # fmt: skip
-mlp_t = torch.nn.Sequential(torch.nn.Linear(4, 9, bias=False), torch.nn.ReLU(),
-                            torch.nn.Linear(9, 3, bias=False)).double()  # fmt: skip
+print(
+    "NeuralMemory with W_q = I, no √k: − softmax(XK)V =",
+    np.abs(np.asarray(memory) - softmax(X_mem @ K_mem, axis=1) @ V_mem).max(),
+)
+mlp_t = torch.nn.Sequential(
+    torch.nn.Linear(4, 9, bias=False),
+    torch.nn.ReLU(),
+    torch.nn.Linear(9, 3, bias=False),
+).double()
 with torch.no_grad():
     mlp_t[0].weight.copy_(torch.as_tensor(K_mem.T))
     mlp_t[2].weight.copy_(torch.as_tensor(V_mem.T))
     mlp_out = mlp_t(torch.as_tensor(X_mem)).numpy()
-print("φ = ReLU: ReLU(XK)V − torch's two-layer MLP (W₁ = Kᵀ, W₂ = Vᵀ) =",
-      np.abs(T.mlp_block(X_mem, K_mem, V_mem, phi="relu") - mlp_out).max())  # fmt: skip
+print(
+    "φ = ReLU: ReLU(XK)V − torch's two-layer MLP (W₁ = Kᵀ, W₂ = Vᵀ) =",
+    np.abs(T.mlp_block(X_mem, K_mem, V_mem, phi="relu") - mlp_out).max(),
+)
 verify("C11-12")
 
 # %% [markdown]
@@ -344,16 +372,20 @@ verify("C11-12")
 enc_l = torch.nn.TransformerEncoderLayer(16, 4, 64, batch_first=True)
 dec_l = torch.nn.TransformerDecoderLayer(16, 4, 64, batch_first=True)
 n_enc, n_dec = (sum(t.numel() for t in m_.parameters()) for m_ in (enc_l, dec_l))
-print(f"e = 16: torch decoder layer {n_dec} parameters (ours "
-      f"{T.block_param_count(16, 4, 64, bias=True, cross=True)}), encoder layer {n_enc}; "
-      f"difference {n_dec - n_enc} = 4e² + 4e + 2e = {4 * 16**2 + 6 * 16}")  # fmt: skip
+print(
+    f"e = 16: torch decoder layer {n_dec} parameters (ours "
+    f"{T.block_param_count(16, 4, 64, bias=True, cross=True)}), encoder layer {n_enc}; "
+    f"difference {n_dec - n_enc} = 4e² + 4e + 2e = {4 * 16**2 + 6 * 16}"
+)
 r_dec = np.random.default_rng(13)
 p_dec = T.init_block_params(16, 4, 64, rng=r_dec, cross=True)
 H_enc = r_dec.standard_normal((9, 16))  # encoder output: m = 9 tokens
 for n_out in (3, 5):  # queries come from the decoder stream, so one row per its token
     Y_dec = r_dec.standard_normal((n_out, 16))
-    print(f"decoder stream {n_out} tokens, encoder output 9 tokens → decoder block "
-          f"output {T.decoder_block(Y_dec, H_enc, p_dec, heads=4).shape}")  # fmt: skip
+    print(
+        f"decoder stream {n_out} tokens, encoder output 9 tokens → decoder block "
+        f"output {T.decoder_block(Y_dec, H_enc, p_dec, heads=4).shape}"
+    )
 torch.manual_seed(0)
 ed_shapes = T.EncoderDecoder(10, 11, e=16, heads=2, depth=1, context=8).eval()
 for n_src in (4, 7):
@@ -400,8 +432,11 @@ fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
 axes[0].plot(ed_losses)
 axes[0].set(xlabel="step", ylabel="cross-entropy", title="reverse task: training loss")
 axes[1].imshow(cross, cmap="viridis")
-axes[1].set(xlabel="source position (key)", ylabel="output position (query)",
-            title="decoder → encoder cross-attention")  # fmt: skip
+axes[1].set(
+    xlabel="source position (key)",
+    ylabel="output position (query)",
+    title="decoder → encoder cross-attention",
+)
 plt.tight_layout()
 plt.show()
 
@@ -437,8 +472,12 @@ try:
     )
 except ImportError:  # JAX is optional
     box_jax = box_np
-print("NumPy vs torch:", np.abs(box_np - box_torch.numpy()).max(),
-      " NumPy vs JAX:", np.abs(box_np - box_jax).max())  # fmt: skip
+print(
+    "NumPy vs torch:",
+    np.abs(box_np - box_torch.numpy()).max(),
+    " NumPy vs JAX:",
+    np.abs(box_np - box_jax).max(),
+)
 
 # %% [markdown]
 # ```{admonition} Erratum (E11-03, Box 11.1, line 5685)
@@ -452,8 +491,10 @@ print("NumPy vs torch:", np.abs(box_np - box_torch.numpy()).max(),
 Qt_b, Kt_b, Vt_b = map(torch.as_tensor, (Qb, Kb, Vb))
 for scale in (1.0, None):
     ref_b = F.scaled_dot_product_attention(Qt_b, Kt_b, Vt_b, scale=scale).numpy()
-    print(f"Box 11.1 − torch SDPA with scale = {scale or '1/√k (default)'}: "
-          f"{np.abs(box_np - ref_b).max():.2e}")  # fmt: skip
+    print(
+        f"Box 11.1 − torch SDPA with scale = {scale or '1/√k (default)'}: "
+        f"{np.abs(box_np - ref_b).max():.2e}"
+    )
 verify("E11-03")
 
 # %% [markdown]
@@ -511,8 +552,10 @@ for n_f in (64, 128, 256, 512):
     full = mult_adds(attend, Qf, Kf, Vf)
     lat = mult_adds(attend, Lat, Kf, Vf)
     conv = mult_adds(lambda x: F.conv1d(x, conv_w, padding=1), torch.zeros(1, 8, n_f))
-    print(f"{n_f:6d} {full:11d} {n_f**2 * (k_f + v_f):9d} {lat:11d} "
-          f"{n_f * r_f * (k_f + v_f):9d} {conv:10d}")  # fmt: skip
+    print(
+        f"{n_f:6d} {full:11d} {n_f**2 * (k_f + v_f):9d} {lat:11d} "
+        f"{n_f * r_f * (k_f + v_f):9d} {conv:10d}"
+    )
 verify("C11-15", "C11-16")
 
 # %% [markdown]
@@ -564,8 +607,12 @@ def peak_mb(fn, n_m):
 
 for n_m in (512, 1024, 2048):
     naive_mb = peak_mb(att.naive_attention, n_m)
-    chunk_mb = peak_mb(lambda Q_, K_, V_: att.chunked_attention(
-        Q_, K_, V_, chunk_size=64, query_chunk_size=64), n_m)  # fmt: skip
+    chunk_mb = peak_mb(
+        lambda Q_, K_, V_: att.chunked_attention(
+            Q_, K_, V_, chunk_size=64, query_chunk_size=64
+        ),
+        n_m,
+    )
     print(
         f"n = {n_m}: peak memory naive {naive_mb:6.1f} MiB, chunked {chunk_mb:5.2f} MiB"
     )
@@ -582,8 +629,10 @@ h_i = [np.exp(K12[c] @ q1) @ V12[c] for c in parts]
 L_i = [np.exp(K12[c] @ q1).sum() for c in parts]
 exact = softmax(K12 @ q1) @ V12
 print("Σh_i / ΣL_i − softmax(Kq)ᵀV:", np.abs(sum(h_i) / sum(L_i) - exact).max())
-print("each chunk normalised on its own, then averaged:",
-      np.abs(np.mean([h / L for h, L in zip(h_i, L_i, strict=True)], 0) - exact).max())  # fmt: skip
+print(
+    "each chunk normalised on its own, then averaged:",
+    np.abs(np.mean([h / L for h, L in zip(h_i, L_i, strict=True)], 0) - exact).max(),
+)
 verify("C11-17", "C11-18")
 
 # %% [markdown]
@@ -622,8 +671,11 @@ for cs in (1, 3, 8):
     ref_c = F.scaled_dot_product_attention(
         *map(torch.as_tensor, (Qc, Kc, Vc)), is_causal=True
     )
-    print(f"chunks of {cs}: running max, scores ×1000 − torch {np.abs(stable - ref_1000).max():.1e}; "
-          f"causal − torch {np.abs(causal_ - ref_c.numpy()).max():.1e}")  # fmt: skip
+    print(
+        f"chunks of {cs}: running max, scores ×1000 − torch "
+        f"{np.abs(stable - ref_1000).max():.1e}; "
+        f"causal − torch {np.abs(causal_ - ref_c.numpy()).max():.1e}"
+    )
 verify("C11-19", "C11-20")
 
 # %% [markdown]
@@ -666,8 +718,10 @@ Qr, Kr, Vr = (
 )
 ref_ring = F.scaled_dot_product_attention(*map(torch.as_tensor, (Qr, Kr, Vr))).numpy()
 for travelling in ("K, V", "K, Q"):
-    print(f"4 devices, {travelling} travel the ring: − torch attention "
-          f"{np.abs(ring(Qr, Kr, Vr, 4, travelling) - ref_ring).max():.2e}")  # fmt: skip
+    print(
+        f"4 devices, {travelling} travel the ring: − torch attention "
+        f"{np.abs(ring(Qr, Kr, Vr, 4, travelling) - ref_ring).max():.2e}"
+    )
 verify("E11-06")
 
 # %% [markdown]
@@ -751,17 +805,24 @@ for t in range(1, T_kv + 1):
 ref_kv = F.scaled_dot_product_attention(
     *(torch.as_tensor(X_kv @ W_) for W_ in (Wq_kv, Wk_kv, Wv_kv)), is_causal=True
 ).numpy()
-print(f"{T_kv} cached steps: largest gap to full recomputation {gap_full:.1e}, "
-      f"to torch's causal attention {np.abs(np.concatenate(rows_cached) - ref_kv).max():.1e}")  # fmt: skip
-print(f"cache after {T_kv} tokens: {cache.nbytes()} bytes = T·(k + v)·8, growing by "
-      f"{2 * e_kv * 8} bytes a token; a GPT-2-small-sized model (12 layers, 12 heads, "
-      f"k = v = 64, float16) at n = 1024 holds "
-      f"{att.kv_cache_bytes(1024, 12, 12, 64, 64, 'float16') / 2**20:.0f} MiB")  # fmt: skip
+print(
+    f"{T_kv} cached steps: largest gap to full recomputation {gap_full:.1e}, "
+    f"to torch's causal attention "
+    f"{np.abs(np.concatenate(rows_cached) - ref_kv).max():.1e}"
+)
+print(
+    f"cache after {T_kv} tokens: {cache.nbytes()} bytes = T·(k + v)·8, growing by "
+    f"{2 * e_kv * 8} bytes a token; a GPT-2-small-sized model (12 layers, 12 heads, "
+    f"k = v = 64, float16) at n = 1024 holds "
+    f"{att.kv_cache_bytes(1024, 12, 12, 64, 64, 'float16') / 2**20:.0f} MiB"
+)
 
 # the cost of producing token t: multiply-adds, and the best of 5 timings
 steps = np.arange(1, T_kv + 1)
-ops = {"with cache": 3 * e_kv**2 + steps * 2 * e_kv,  # 3 projections, one row
-       "full recomputation": 3 * steps * e_kv**2 + steps**2 * 2 * e_kv}  # fmt: skip
+ops = {
+    "with cache": 3 * e_kv**2 + steps * 2 * e_kv,  # 3 projections, one row
+    "full recomputation": 3 * steps * e_kv**2 + steps**2 * 2 * e_kv,
+}
 checks = [t for t in (8, 16, 32, 64, 128, 256) if t <= T_kv]
 ms = {name: [] for name in ops}
 for t in checks:
@@ -777,8 +838,10 @@ for t in checks:
             P_t @ Wq_kv, P_t @ Wk_kv, P_t @ Wv_kv, causal=True
         )
         t2 = time.perf_counter()
-        best = {"with cache": min(best["with cache"], t1 - t0),
-                "full recomputation": min(best["full recomputation"], t2 - t1)}  # fmt: skip
+        best = {
+            "with cache": min(best["with cache"], t1 - t0),
+            "full recomputation": min(best["full recomputation"], t2 - t1),
+        }
     for name in ops:
         ms[name].append(1e3 * best[name])
 
@@ -786,10 +849,16 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
 for name, colour in (("with cache", "tab:blue"), ("full recomputation", "tab:red")):
     axes[0].loglog(steps, ops[name], color=colour, label=name)
     axes[1].loglog(checks, ms[name], "o-", color=colour, label=name)
-axes[0].set(xlabel="step t", ylabel="multiply-adds for token t",
-            title="operations per new token")  # fmt: skip
-axes[1].set(xlabel="step t", ylabel="milliseconds (best of 5)",
-            title="time per new token on this CPU")  # fmt: skip
+axes[0].set(
+    xlabel="step t",
+    ylabel="multiply-adds for token t",
+    title="operations per new token",
+)
+axes[1].set(
+    xlabel="step t",
+    ylabel="milliseconds (best of 5)",
+    title="time per new token on this CPU",
+)
 for ax in axes:
     ax.legend()
 fig.suptitle("Decoding with and without the KV cache (the saving of F.11.4, counted)")
@@ -853,22 +922,41 @@ plt.show()
 # %%
 import einops
 
-print(f"64×64 image: {64 * 64} pixel tokens, or {(64 // 8) ** 2} tokens of 8×8 patches; "
-      f"the n² attention cost drops by {(64 * 64) ** 2 // (64 // 8) ** 4} = 8⁴")  # fmt: skip
+print(
+    f"64×64 image: {64 * 64} pixel tokens, or {(64 // 8) ** 2} tokens of 8×8 patches; "
+    f"the n² attention cost drops by {(64 * 64) ** 2 // (64 // 8) ** 4} = 8⁴"
+)
 r_pt = np.random.default_rng(26)
 batch_pt = r_pt.standard_normal((32, 64, 64, 3))  # Box 11.2's batch, channels last
-box_11_2 = einops.rearrange(torch.as_tensor(batch_pt).permute(0, 3, 1, 2),
-                            "b c (h ph) (w pw) -> b (h w) (ph pw c)", ph=8, pw=8)  # fmt: skip
+box_11_2 = einops.rearrange(
+    torch.as_tensor(batch_pt).permute(0, 3, 1, 2),
+    "b c (h ph) (w pw) -> b (h w) (ph pw c)",
+    ph=8,
+    pw=8,
+)
 ours_pt = T.patchify(batch_pt, 8)
-print("Box 11.2 with einops:", tuple(box_11_2.shape), "| T.patchify:", ours_pt.shape,
-      "| equal:", np.array_equal(box_11_2.numpy(), ours_pt))  # fmt: skip
+print(
+    "Box 11.2 with einops:",
+    tuple(box_11_2.shape),
+    "| T.patchify:",
+    ours_pt.shape,
+    "| equal:",
+    np.array_equal(box_11_2.numpy(), ours_pt),
+)
 W_pe, b_pe = r_pt.standard_normal((8 * 8 * 3, 16)), r_pt.standard_normal(16)
-conv_pe = F.conv2d(torch.as_tensor(batch_pt[:2]).permute(0, 3, 1, 2),
-                   torch.as_tensor(W_pe.reshape(8, 8, 3, 16)).permute(3, 2, 0, 1),
-                   torch.as_tensor(b_pe), stride=8)  # kernel 8, stride 8  # fmt: skip
-print("patch projection − torch Conv2d(kernel = stride = 8):",
-      np.abs(T.patch_embed(batch_pt[:2], W_pe, b_pe, 8)
-             - conv_pe.flatten(2).transpose(1, 2).numpy()).max())  # fmt: skip
+conv_pe = F.conv2d(
+    torch.as_tensor(batch_pt[:2]).permute(0, 3, 1, 2),
+    torch.as_tensor(W_pe.reshape(8, 8, 3, 16)).permute(3, 2, 0, 1),
+    torch.as_tensor(b_pe),
+    stride=8,
+)  # kernel 8, stride 8
+print(
+    "patch projection − torch Conv2d(kernel = stride = 8):",
+    np.abs(
+        T.patch_embed(batch_pt[:2], W_pe, b_pe, 8)
+        - conv_pe.flatten(2).transpose(1, 2).numpy()
+    ).max(),
+)
 verify("C11-24", "C11-25", "C11-26", "C11-27")
 
 # %% [markdown]
@@ -899,8 +987,13 @@ for _epoch in range(3 if FAST else 15):
     with torch.no_grad():
         vit_acc.append((vit(imgs[te]).argmax(1) == labels[te]).float().mean().item())
 print("ViT test accuracy by epoch:", np.round(vit_acc, 3))
-print("positional embeddings", tuple(vit.pos.shape), "(16 patches + the class token);",
-      "class token", tuple(vit.cls.shape))  # fmt: skip
+print(
+    "positional embeddings",
+    tuple(vit.pos.shape),
+    "(16 patches + the class token);",
+    "class token",
+    tuple(vit.cls.shape),
+)
 verify("C11-28")
 
 # %% [markdown]
@@ -969,15 +1062,21 @@ r_par = np.random.default_rng(30)
 P_par = T.init_block_params(8, 2, 16, rng=r_par)
 X_par = r_par.standard_normal((5, 8))
 par = T.parallel_block(X_par, P_par, heads=2)
-print("parallel block, fused first projections − separate ones:",
-      np.abs(T.parallel_block(X_par, P_par, heads=2, fused=True) - par).max())  # fmt: skip
+print(
+    "parallel block, fused first projections − separate ones:",
+    np.abs(T.parallel_block(X_par, P_par, heads=2, fused=True) - par).max(),
+)
 seq_ = X_par + att.multi_head_attention(X_par, P_par["attn"], heads=2)
 seq_ = seq_ + T.mlp_block(seq_, P_par["mlp"]["W1"], P_par["mlp"]["W2"], phi="relu")
 print("parallel − sequential block (same weights):", np.abs(par - seq_).max().round(3))
 e_q, h_q, k_q = 64, 8, 8
-print(f"e = {e_q}, h = {h_q}, k = v = {k_q}: MHA {att.mha_param_count(e_q, h_q, k_q, k_q, e_q)} "
-      f"parameters, MQA {h_q * e_q * k_q + 2 * e_q * k_q + h_q * k_q * e_q}; KV cache per token "
-      f"{2 * h_q * k_q} vs {2 * k_q} numbers (÷{h_q})")  # fmt: skip
+print(
+    f"e = {e_q}, h = {h_q}, k = v = {k_q}: MHA "
+    f"{att.mha_param_count(e_q, h_q, k_q, k_q, e_q)} "
+    f"parameters, MQA {h_q * e_q * k_q + 2 * e_q * k_q + h_q * k_q * e_q}; KV cache "
+    f"per token "
+    f"{2 * h_q * k_q} vs {2 * k_q} numbers (÷{h_q})"
+)
 verify("C11-30", "C11-31")
 
 # %% [markdown]
@@ -1002,14 +1101,19 @@ print(
     .max()
     .round(3),
 )
-print("Mixer parameters for n = 6 and n = 7 tokens:", T.mixer_param_count(6, 4, 8, 8),
-      T.mixer_param_count(7, 4, 8, 8))  # fmt: skip
+print(
+    "Mixer parameters for n = 6 and n = 7 tokens:",
+    T.mixer_param_count(6, 4, 8, 8),
+    T.mixer_param_count(7, 4, 8, 8),
+)
 try:
     T.mixer_block(np.zeros((7, e_)), tok, ch)
 except ValueError as err:
     print("7 tokens into the 6-token Mixer: ValueError:", err)
-print("S2-MLP-style shift of two channel groups (zero fill), tokens as rows:\n",
-      T.shift_channel_groups(np.arange(1.0, 13.0).reshape(6, 2), (1, -1)))  # fmt: skip
+print(
+    "S2-MLP-style shift of two channel groups (zero fill), tokens as rows:\n",
+    T.shift_channel_groups(np.arange(1.0, 13.0).reshape(6, 2), (1, -1)),
+)
 verify("C11-32", "C11-33", "C11-34")
 
 # %% [markdown]
@@ -1049,9 +1153,13 @@ print(
     "GLU σ(XA) ⊙ XB − torch F.glu:", np.abs(glu_ - ref_glu).max(), "| shape", glu_.shape
 )
 r_mo = np.random.default_rng(36)
-mo = {"A": r_mo.standard_normal((6, 8)), "B1": r_mo.standard_normal((6, 2)),
-      "B2": r_mo.standard_normal((2, 8)), "D": r_mo.standard_normal((6, 8)),
-      "E": r_mo.standard_normal((8, 6))}  # fmt: skip
+mo = {
+    "A": r_mo.standard_normal((6, 8)),
+    "B1": r_mo.standard_normal((6, 2)),
+    "B2": r_mo.standard_normal((2, 8)),
+    "D": r_mo.standard_normal((6, 8)),
+    "E": r_mo.standard_normal((8, 6)),
+}
 X_mo = r_mo.standard_normal((5, 6))
 H1_mo, H2_mo = T.monet_block(X_mo, **mo), T.monet_block(2 * X_mo, **mo)
 quad_mo = ((X_mo @ mo["A"]) * (X_mo @ mo["B1"] @ mo["B2"])) @ mo["E"]
@@ -1059,14 +1167,19 @@ print(
     "MONet, no activation: H(2X) − 2H(X) − 2·E(AX ⊙ BX) =",
     np.abs(H2_mo - 2 * H1_mo - 2 * quad_mo).max(),
 )
-print(f"B = B₁B₂: rank {np.linalg.matrix_rank(mo['B1'] @ mo['B2'])}, "
-      f"{mo['B1'].size + mo['B2'].size} parameters instead of {6 * 8}")  # fmt: skip
+print(
+    f"B = B₁B₂: rank {np.linalg.matrix_rank(mo['B1'] @ mo['B2'])}, "
+    f"{mo['B1'].size + mo['B2'].size} parameters instead of {6 * 8}"
+)
 perm_mo = r_mo.permutation(5)
 A_lit, B_lit, D_lit = (r_mo.standard_normal((5, 5)) for _ in range(3))
 literal_mo = lambda Z_: (A_lit @ Z_) * (B_lit @ Z_) + D_lit @ Z_  # AX read literally
-print("renumber the tokens: channel form",
-      np.abs(T.monet_block(X_mo[perm_mo], **mo) - H1_mo[perm_mo]).max(),
-      "| literal AX form", np.abs(literal_mo(X_mo[perm_mo]) - literal_mo(X_mo)[perm_mo]).max().round(2))  # fmt: skip
+print(
+    "renumber the tokens: channel form",
+    np.abs(T.monet_block(X_mo[perm_mo], **mo) - H1_mo[perm_mo]).max(),
+    "| literal AX form",
+    np.abs(literal_mo(X_mo[perm_mo]) - literal_mo(X_mo)[perm_mo]).max().round(2),
+)
 verify("C11-35", "C11-36", "C11-37", "E11-07")
 
 # %% [markdown]
@@ -1085,9 +1198,16 @@ text = pydoc_corpus(60_000 if FAST else 400_000)
 tok = CharTokenizer(text)
 ids = tok.encode(text)
 res = T.train_gpt(
-    ids, tok.vocab_size, steps=25 if FAST else 300, batch=16 if FAST else 32,
-    context=32 if FAST else 64, e=32 if FAST else 64, heads=4, depth=2, lr=3e-3,
-)  # fmt: skip
+    ids,
+    tok.vocab_size,
+    steps=25 if FAST else 300,
+    batch=16 if FAST else 32,
+    context=32 if FAST else 64,
+    e=32 if FAST else 64,
+    heads=4,
+    depth=2,
+    lr=3e-3,
+)
 print(f"vocabulary {tok.vocab_size}, {len(ids)} tokens")
 print(
     f"unigram entropy {res.unigram_entropy:.2f} nats; "

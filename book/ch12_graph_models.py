@@ -217,8 +217,15 @@ for row, (name, A) in enumerate(
 ):
     G = nx.from_numpy_array(A)
     deg = A.sum(1)
-    nx.draw_networkx(G, nx.spring_layout(G, seed=0), ax=axes[row, 0], node_size=6 + deg,
-                     with_labels=False, width=0.2, node_color="tab:blue")  # fmt: skip
+    nx.draw_networkx(
+        G,
+        nx.spring_layout(G, seed=0),
+        ax=axes[row, 0],
+        node_size=6 + deg,
+        with_labels=False,
+        width=0.2,
+        node_color="tab:blue",
+    )
     axes[row, 0].set_title(f"{name}: {int(A.sum() / 2)} edges")
     axes[row, 0].axis("off")
     axes[row, 1].hist(deg, bins=np.arange(deg.max() + 2) - 0.5, color="tab:orange")
@@ -265,9 +272,17 @@ traj = g.heat_diffusion(A15, x15, 30, eps=0.1, return_all=True)
 pos15 = nx.spring_layout(nx.from_numpy_array(A15), seed=0)
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.2))
 for ax, t in zip(axes, (0, 10, 20, 30), strict=True):
-    nx.draw_networkx(nx.from_numpy_array(A15), pos15, ax=ax, node_color=traj[t],
-                     cmap="viridis", vmin=x15.min(), vmax=x15.max(), node_size=140,
-                     with_labels=False)  # fmt: skip
+    nx.draw_networkx(
+        nx.from_numpy_array(A15),
+        pos15,
+        ax=ax,
+        node_color=traj[t],
+        cmap="viridis",
+        vmin=x15.min(),
+        vmax=x15.max(),
+        node_size=140,
+        with_labels=False,
+    )
     ax.set_title(f"step {t}: std {traj[t].std():.3f}")
     ax.axis("off")
 fig.suptitle("F.12.4: x ← x − 0.1·Lx on a 15-node graph (shared colour scale)")
@@ -392,7 +407,8 @@ y_other = np.where(labelled, y_eps, 1 - y_eps)  # change every unlabelled label
 print(
     f"objective: by hand {by_hand:.6f}, manifold_reg_loss "
     f"{g.manifold_reg_loss(logits, y_eps, labelled, A_eps, 0.1):.6f}, with the "
-    f"unlabelled labels flipped {g.manifold_reg_loss(logits, y_other, labelled, A_eps, 0.1):.6f}"
+    f"unlabelled labels flipped "
+    f"{g.manifold_reg_loss(logits, y_other, labelled, A_eps, 0.1):.6f}"
 )
 verify("C12-15", "C12-16", "E12-04", "E12-05")
 
@@ -430,8 +446,16 @@ for ax, lam in zip(axes, (0.0, 1.0), strict=True):
         zone = f_m(torch.tensor(np.c_[gx.ravel(), gy.ravel()])).argmax(1).numpy()
     ax.contourf(gx, gy, zone.reshape(gx.shape), alpha=0.25, cmap="coolwarm")
     ax.scatter(*X_mt.T, c=y_mt, cmap="coolwarm", s=6)
-    ax.scatter(*X_m[lab_m].T, c=y_m[lab_m], cmap="coolwarm", s=160, marker="*",
-               edgecolors="k", vmin=0, vmax=1)  # fmt: skip
+    ax.scatter(
+        *X_m[lab_m].T,
+        c=y_m[lab_m],
+        cmap="coolwarm",
+        s=160,
+        marker="*",
+        edgecolors="k",
+        vmin=0,
+        vmax=1,
+    )
     ax.set(title=f"λ = {lam:g}: test accuracy {acc_m:.3f}", xlabel="$x_1$")
     print(f"λ = {lam:g}: test accuracy {acc_m:.3f}")
 axes[0].set_ylabel("$x_2$")
@@ -505,8 +529,10 @@ for name, f in (
     J = torch.autograd.functional.jacobian(lambda X, f=f: f(X, A_t), X_loc)
     patterns[name] = J.abs().sum((1, 3)).numpy() > 1e-12  # does H_i move with X_j?
     inside = [bool(np.all(patterns[name] <= h)) for h in hops]
-    print(f"{name:<16} equivariance gap {gap:.0e} | H_i depends only on "
-          f"N(i): {inside[0]}, on N²(i): {inside[1]}")  # fmt: skip
+    print(
+        f"{name:<16} equivariance gap {gap:.0e} | H_i depends only on "
+        f"N(i): {inside[0]}, on N²(i): {inside[1]}"
+    )
 
 # locality as defined: H_i from the subgraph induced by T = N(i) ⊆ V alone
 H_full = one_hop(X_loc, A_t)
@@ -523,8 +549,9 @@ print(
 )
 
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.2), layout="constrained")
-for ax, (title, P) in zip(axes, [("pattern of A + I", hops[0]), *patterns.items()],
-                          strict=True):  # fmt: skip
+for ax, (title, P) in zip(
+    axes, [("pattern of A + I", hops[0]), *patterns.items()], strict=True
+):
     ax.imshow(P, cmap="Greys", vmin=0, vmax=1)
     ax.set(title=title, xlabel="input node j", xticks=[], yticks=[])
 axes[0].set_ylabel("output node i")
@@ -550,14 +577,23 @@ Wk = rng.standard_normal((5, 3))
 A_hat = g.normalized_adjacency(Ak)
 L_nx = nx.normalized_laplacian_matrix(nx.from_numpy_array(Ak + np.eye(34))).toarray()
 off = ~np.eye(34, dtype=bool)
-print("Â off the diagonal = −(networkx normalised Laplacian of A + I):",
-      np.allclose(A_hat[off], -L_nx[off]))  # fmt: skip
+print(
+    "Â off the diagonal = −(networkx normalised Laplacian of A + I):",
+    np.allclose(A_hat[off], -L_nx[off]),
+)
 H_dense = g.gcn_layer(A_hat, Xk, Wk)
 H_csr = g.gcn_layer(g.normalized_adjacency(sp.csr_matrix(Ak)), Xk, Wk)
-H_torch = g.gcn_layer(g.normalized_adjacency(torch.tensor(Ak).to_sparse()),
-                      torch.tensor(Xk), torch.tensor(Wk))  # fmt: skip
-print("dense = CSR:", np.allclose(H_dense, H_csr), "| dense = torch sparse:",
-      np.allclose(H_dense, H_torch.numpy()))  # fmt: skip
+H_torch = g.gcn_layer(
+    g.normalized_adjacency(torch.tensor(Ak).to_sparse()),
+    torch.tensor(Xk),
+    torch.tensor(Wk),
+)
+print(
+    "dense = CSR:",
+    np.allclose(H_dense, H_csr),
+    "| dense = torch sparse:",
+    np.allclose(H_dense, H_torch.numpy()),
+)
 
 # %% [markdown]
 # Now the property the layer was built for. Renumber the karate club's nodes with a
@@ -606,7 +642,8 @@ for name, f in eq_layers.items():
 for n in (10, 34, 1000):
     gcn_n = g.GCN(g.erdos_renyi(n, 5 / n, seed=n), [5, 3])
     print(
-        f"GC layer 5 → 3 on {n:>4} nodes: {sum(p.numel() for p in gcn_n.parameters())} parameters"
+        f"GC layer 5 → 3 on {n:>4} nodes: {sum(p.numel() for p in gcn_n.parameters())} "
+        f"parameters"
     )
 verify("C12-18", "C12-23")
 
@@ -623,8 +660,12 @@ gcn_w = g.GCN(Ak, [5, 3])
 gcn_w(torch.tensor(Xk, dtype=torch.float32)).sum().backward()
 print("trained parameters:", {k: tuple(v.shape) for k, v in gcn_w.named_parameters()})
 print("fixed buffers:     ", {k: tuple(v.shape) for k, v in gcn_w.named_buffers()})
-print("after backward: W has a gradient", gcn_w.lins[0].weight.grad is not None,
-      "| A has one", gcn_w.A.grad is not None)  # fmt: skip
+print(
+    "after backward: W has a gradient",
+    gcn_w.lins[0].weight.grad is not None,
+    "| A has one",
+    gcn_w.A.grad is not None,
+)
 verify("E12-07")
 
 # %% [markdown]
@@ -659,10 +700,15 @@ for name, A in (("karate club", Ak), ("4×4 grid", grid16)):
     full = 1 + int(np.argmax(np.isclose(seen, 1.0)))
     diam = nx.diameter(nx.from_numpy_array(A))
     ax.plot(range(1, 8), seen, "o-", label=f"{name}: networkx diameter {diam}")
-    print(f"{name}: every node sees the whole graph from k = {full} layers; "
-          f"networkx diameter {diam}")  # fmt: skip
-ax.set(xlabel="number of GC layers k", ylabel="share of pairs (i, j), j ∈ Nᵏ(i)",
-       title="Receptive field of k layers: the pattern of (A + I)ᵏ")  # fmt: skip
+    print(
+        f"{name}: every node sees the whole graph from k = {full} layers; "
+        f"networkx diameter {diam}"
+    )
+ax.set(
+    xlabel="number of GC layers k",
+    ylabel="share of pairs (i, j), j ∈ Nᵏ(i)",
+    title="Receptive field of k layers: the pattern of (A + I)ᵏ",
+)
 ax.legend()
 plt.show()
 
@@ -680,8 +726,10 @@ def gcn2(X):
 
 J2 = torch.autograd.functional.jacobian(gcn2, torch.tensor(Xk)).abs().sum((1, 3)) > 0
 S_k = Ak + np.eye(34)
-print("2-layer Jacobian pattern = pattern of (A + I)²:",
-      np.array_equal(J2.numpy(), np.linalg.matrix_power(S_k, 2) > 0))  # fmt: skip
+print(
+    "2-layer Jacobian pattern = pattern of (A + I)²:",
+    np.array_equal(J2.numpy(), np.linalg.matrix_power(S_k, 2) > 0),
+)
 i2, j2 = np.argwhere(J2.numpy() & (S_k == 0))[0]
 print(f"e.g. H_{i2} depends on X_{j2}, which is not a neighbour of node {i2}")
 
@@ -733,10 +781,17 @@ for ax, colours, title in (
     (axes[0], yk, "true clubs"),
     (axes[1], pred_k, "GCN predictions"),
 ):
-    nx.draw_networkx(Gk, pos_k, ax=ax, node_color=colours, cmap="coolwarm",
-                     node_size=180, font_size=7,
-                     edgecolors=["k" if m else "none" for m in mask_k],
-                     linewidths=2.5)  # fmt: skip
+    nx.draw_networkx(
+        Gk,
+        pos_k,
+        ax=ax,
+        node_color=colours,
+        cmap="coolwarm",
+        node_size=180,
+        font_size=7,
+        edgecolors=["k" if m else "none" for m in mask_k],
+        linewidths=2.5,
+    )
     ax.set_title(title + " (outlined: the two labelled nodes)")
     ax.axis("off")
 plt.show()
@@ -831,10 +886,13 @@ for p_in, p_out in ((0.15, 0.01), (0.08, 0.08)):
         accs_sb.append(g.masked_accuracy(run_sb["logits"], y_sb, ~mask_sb))
     print(f"{g.edge_homophily(A_sb, y_sb):14.2f}   {accs_sb[0]:.2f}  {accs_sb[1]:.2f}")
 _, alpha12 = g.gat_layer(A12, X12, W12, V12, a12, version=2, return_attention=True)
-print("GATv2 attention: row sums", np.unique(alpha12.sum(1).round(12)),
-      "| non-zero only on A + I:",
-      bool(np.all((alpha12 > 0) == (g.add_self_loops(A12) > 0))),
-      f"| {int((alpha12 > 0).sum())} weights instead of 12² = 144")  # fmt: skip
+print(
+    "GATv2 attention: row sums",
+    np.unique(alpha12.sum(1).round(12)),
+    "| non-zero only on A + I:",
+    bool(np.all((alpha12 > 0) == (g.add_self_loops(A12) > 0))),
+    f"| {int((alpha12 > 0).sum())} weights instead of 12² = 144",
+)
 verify("C12-31", "C12-32", "C12-33")
 
 # %% [markdown]
@@ -879,8 +937,13 @@ verify("C12-34")
 
 # %%
 ei_k = g.dense_to_coo(Ak, layout="edge_index")
-H_mp = g.message_passing(Xk, ei_k, lambda xi, xj, e: np.concatenate([xj, xj - xi], 1),
-                         aggr="mean", update_fn=lambda X, M: np.tanh(M))  # fmt: skip
+H_mp = g.message_passing(
+    Xk,
+    ei_k,
+    lambda xi, xj, e: np.concatenate([xj, xj - xi], 1),
+    aggr="mean",
+    update_fn=lambda X, M: np.tanh(M),
+)
 print("message passing on the karate club:", H_mp.shape)
 
 # %% [markdown]
@@ -897,9 +960,13 @@ ei_sh = ei_k[
 ]  # same edges, shuffled
 msg_k = lambda xi, xj, e: np.concatenate([xj - xi, xi * xj], 1)
 for aggr in ("sum", "mean", "max"):
-    print(f"{aggr:>4}: shuffled edge list − original:",
-          np.abs(g.message_passing(Xk, ei_sh, msg_k, aggr=aggr)
-                 - g.message_passing(Xk, ei_k, msg_k, aggr=aggr)).max())  # fmt: skip
+    print(
+        f"{aggr:>4}: shuffled edge list − original:",
+        np.abs(
+            g.message_passing(Xk, ei_sh, msg_k, aggr=aggr)
+            - g.message_passing(Xk, ei_k, msg_k, aggr=aggr)
+        ).max(),
+    )
 A_twin = np.zeros((4, 4))
 A_twin[np.ix_([0, 1], [2, 3])] = A_twin[np.ix_([2, 3], [0, 1])] = (
     1  # 0, 1: same neighbours
@@ -911,8 +978,12 @@ H_gc, H_gconv = (
     g.gcn_layer(A_twin, X_tw, W_tw),
     g.graphconv_layer(A_twin, X_tw, W_tw, V_tw),
 )
-print("nodes 0 and 1: GC rows differ by", np.abs(H_gc[0] - H_gc[1]).max(),
-      "| GraphConv rows by", np.abs(H_gconv[0] - H_gconv[1]).max().round(3))  # fmt: skip
+print(
+    "nodes 0 and 1: GC rows differ by",
+    np.abs(H_gc[0] - H_gc[1]).max(),
+    "| GraphConv rows by",
+    np.abs(H_gconv[0] - H_gconv[1]).max().round(3),
+)
 ei_hat = g.dense_to_coo(A_hat, layout="edge_index")
 gc_mp = g.gcn_message_passing(Xk, ei_hat, A_hat[ei_hat[1], ei_hat[0]], Wk)
 print(
@@ -966,9 +1037,13 @@ verify("E12-08")
 pe_k = g.random_walk_pe(Ak, 8)
 fig, ax = plt.subplots(figsize=(8, 2.6))
 im = ax.imshow(pe_k.T, aspect="auto", cmap="magma")
-ax.set(xlabel="karate club member", ylabel="walk length t",
-       title="random-walk PE (F.12.9)",
-       yticks=range(8), yticklabels=range(1, 9))  # fmt: skip
+ax.set(
+    xlabel="karate club member",
+    ylabel="walk length t",
+    title="random-walk PE (F.12.9)",
+    yticks=range(8),
+    yticklabels=range(1, 9),
+)
 fig.colorbar(im, ax=ax, label="return probability")
 plt.show()
 
@@ -983,10 +1058,13 @@ X_gt = np.random.default_rng(15).standard_normal((6, 4))
 A_path, A_star = (nx.to_numpy_array(G_) for G_ in (nx.path_graph(6), nx.star_graph(5)))
 p_gt = g.init_graph_transformer(4, k=3)
 for pe in (None, "rw"):
-    gap_gt = np.abs(g.graph_transformer(X_gt, A_path, p_gt, pe=pe)
-                    - g.graph_transformer(X_gt, A_star, p_gt, pe=pe)).max()  # fmt: skip
+    gap_gt = np.abs(
+        g.graph_transformer(X_gt, A_path, p_gt, pe=pe)
+        - g.graph_transformer(X_gt, A_star, p_gt, pe=pe)
+    ).max()
     print(
-        f"same features on a path and on a star, pe={pe!r}: outputs differ by {gap_gt:.3f}"
+        f"same features on a path and on a star, pe={pe!r}: outputs differ by "
+        f"{gap_gt:.3f}"
     )
 C_pe = g.random_walk_pe(nx.to_numpy_array(nx.cycle_graph(7)), 5)
 print(
@@ -1016,15 +1094,29 @@ verify("C12-38", "C12-39", "C12-40")
 
 # %%
 R_k = g.random_walk_matrix(Ak)  # AD⁻¹
-print("AD⁻¹: column sums", np.unique(R_k.sum(0).round(12)), "| row sums from",
-      f"{R_k.sum(1).min():.2f} to {R_k.sum(1).max():.2f}")  # fmt: skip
+print(
+    "AD⁻¹: column sums",
+    np.unique(R_k.sum(0).round(12)),
+    "| row sums from",
+    f"{R_k.sum(1).min():.2f} to {R_k.sum(1).max():.2f}",
+)
 walk = np.random.default_rng(0).choice(34, size=20000, p=R_k[:, 0])
-print("walkers leaving node 0 land as column 0 says:",
-      f"max gap {np.abs(np.bincount(walk, minlength=34) / 20000 - R_k[:, 0]).max():.3f}")  # fmt: skip
+print(
+    "walkers leaving node 0 land as column 0 says:",
+    f"max gap {np.abs(np.bincount(walk, minlength=34) / 20000 - R_k[:, 0]).max():.3f}",
+)
 rows_pe = np.stack([np.diag(np.linalg.matrix_power(R_k, t)) for t in range(1, 9)])
 W_pe = np.random.default_rng(1).standard_normal((8, 4))
-print("diagonals as rows:", rows_pe.shape, "| random_walk_pe:", pe_k.shape,
-      "| pe @ W:", (pe_k @ W_pe).shape, "| rows.T = pe:", np.allclose(rows_pe.T, pe_k))  # fmt: skip
+print(
+    "diagonals as rows:",
+    rows_pe.shape,
+    "| random_walk_pe:",
+    pe_k.shape,
+    "| pe @ W:",
+    (pe_k @ W_pe).shape,
+    "| rows.T = pe:",
+    np.allclose(rows_pe.T, pe_k),
+)
 verify("E12-09", "E12-10")
 
 # %% [markdown]
@@ -1042,8 +1134,15 @@ img = Xp[0].reshape(4, 4, 2, 2).transpose(0, 2, 1, 3).reshape(8, 8)
 axes[0].imshow(img, cmap="gray_r", extent=(-0.5, 3.5, 3.5, -0.5))
 Gp = nx.from_numpy_array(Ap)
 grid_pos = {i: (i % 4, i // 4) for i in range(16)}
-nx.draw_networkx(Gp, grid_pos, ax=axes[0], node_size=60, node_color="tab:red",
-                 with_labels=False, edge_color="tab:red")  # fmt: skip
+nx.draw_networkx(
+    Gp,
+    grid_pos,
+    ax=axes[0],
+    node_size=60,
+    node_color="tab:red",
+    with_labels=False,
+    edge_color="tab:red",
+)
 axes[0].set_title(f"digit {yp[0]}: 16 patches, {Gp.number_of_edges()} edges")
 axes[1].imshow(Ap, cmap="Greys")
 axes[1].set_title("patch adjacency (16×16)")
