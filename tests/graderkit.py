@@ -23,14 +23,16 @@ from alice_course.grading.sandbox import Limits
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "labs").glob("lab*.py"))
 LIMITS = Limits(timeout=600.0, check_timeout=120.0, load_timeout=120.0)
-#: labs whose generated student notebook and a round of mutants are also graded in the
-#: sandbox (a NumPy lab and a torch/JAX/torch.distributed one). Every other lab's
+#: labs whose generated student notebook is also graded in the sandbox (a NumPy lab and
+#: a torch/JAX/torch.distributed one), and the lab whose round of mutants is (the NumPy
+#: one: lab05's mutants would each start torch.distributed processes). Every other lab's
 #: solution goes through the sandbox; the rest is the same path for every lab and is
 #: tested in process for every check: each stub's "not attempted" verdict
 #: (tests/test_lab_checks.py), each mutant rejected by its check and by the judge from
 #: its record (tests/test_grader_judge.py); every student notebook also runs to the end
 #: in a kernel (tests/test_labNN.py).
 SANDBOX_ALL = {"lab02", "lab05"}
+SANDBOX_MUTANTS = {"lab02"}
 
 
 def _lab(source: Path) -> str:
@@ -97,8 +99,8 @@ def mutant_rounds(lab: str) -> list[dict[str, str]]:
 
 
 def grade_solution_student_and_mutants(source: Path, tmp_path: Path) -> None:
-    """Grade the solution of ``source`` (and for ``SANDBOX_ALL`` its student notebook
-    and a round of mutants)."""
+    """Grade the solution of ``source`` (and for ``SANDBOX_ALL`` its student notebook,
+    for ``SANDBOX_MUTANTS`` a round of mutants)."""
     lab = _lab(source)
     ids = lab_checks(lab)
     assert ids, f"{source.name} has no checks registered in alice_course.grading.{lab}"
@@ -108,7 +110,7 @@ def grade_solution_student_and_mutants(source: Path, tmp_path: Path) -> None:
     if lab in SANDBOX_ALL:
         student = ROOT / "labs" / "student" / f"{source.stem}.ipynb"
         (submissions / "student.ipynb").write_text(student.read_text())
-    rounds = mutant_rounds(lab)[:1] if lab in SANDBOX_ALL else []
+    rounds = mutant_rounds(lab)[:1] if lab in SANDBOX_MUTANTS else []
     for k, chosen in enumerate(rounds, start=1):
         nb = jupytext.read(source)
         for check_id, description in chosen.items():
