@@ -9,13 +9,11 @@ Book: "From theory to practice" at the end of chapter 4 (lines 2164-2192).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from alice_course.grading import _chain, _compare, mutant, register
+from alice_course.grading import _chain, _compare, _lazy, mutant, register
 
 # under private names (the checks' parameters are called init_params, predict, ...),
 # at module level, where the grader's delegation watch finds what a reference names
@@ -106,18 +104,6 @@ def _accuracies(
 def _ref_compare(X_train, y_train, X_test, y_test):
     """Test accuracies of models fitted on the training split."""
     return _accuracies(X_train, y_train, X_test, y_test)
-
-
-def _lazy(fn: Callable, *args, **kwargs) -> Callable[[], Any]:
-    """``fn(*args, **kwargs)``, computed on the first call of the returned function and
-    kept: one reference result for several comparisons, computed only where the
-    expected values are wanted (never in the grading worker)."""
-
-    @functools.cache
-    def value():
-        return fn(*args, **kwargs)
-
-    return value
 
 
 def _keys(

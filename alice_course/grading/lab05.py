@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from alice_course import grading
-from alice_course.grading import _chain, _compare, mutant, register
+from alice_course.grading import _chain, _compare, _lazy, mutant, register
 
 # Book: "From theory to practice" of chapter 5 (lines 2634-2660), §5.2-§5.3.
 
@@ -54,18 +54,6 @@ def _params(sizes: list[int], seed: int) -> list[dict[str, np.ndarray]]:
         {"W": p["W"], "b": 0.1 * rng.standard_normal(p["b"].shape)}
         for p in mlp_init(sizes, seed=seed, scheme="he")
     ]
-
-
-def _lazy(fn: Callable, *args, **kwargs) -> Callable[[], Any]:
-    """``fn(*args, **kwargs)``, computed on the first call of the returned function and
-    kept: one reference result for several comparisons, computed only where the
-    expected values are wanted (never in the grading worker)."""
-
-    @functools.cache
-    def value():
-        return fn(*args, **kwargs)
-
-    return value
 
 
 def _compare_params(
