@@ -80,7 +80,7 @@ torch.manual_seed(0)
 # distribution $p(w) = (0.6, 0.3, 0.1)$: every entry is non-negative and they sum to 1,
 # so the vector lies in the **probability simplex**.
 #
-# ```{admonition} Erratum (EA-01, line 6863)
+# ```{admonition} Erratum (EA-01, §A.1; book text lines 6863–6865)
 # :class: warning
 # The text says the entries "must be positive", but its own formula says
 # $p(w) \geq 0$, and that is the right condition: an outcome can have probability 0
@@ -217,7 +217,7 @@ verify("CA-08")
 # $P(x) = \int_{-\infty}^x p(t)\,dt$. The probability of a small interval around a point
 # vanishes with the interval's width.
 #
-# ```{admonition} Erratum (EA-02, line 6905)
+# ```{admonition} Erratum (EA-02, §A.2; book text lines 6903–6905)
 # :class: warning
 # The book writes the CDF as $P(x) = \int_0^x p(t)\,dt$. Starting the integral at 0 is
 # only right for variables that are never negative; in general it starts at $-\infty$.
@@ -329,7 +329,7 @@ gaussian_pdf.static_view(sigmas=[3.0, 1.0, 0.3, 0.1] if FAST else None)
 # one triangular solve for the quadratic form and $\log\det\Sigma = 2\sum_i \log L_{ii}$,
 # with no inverse and no determinant that could overflow.
 #
-# ```{admonition} Erratum (EA-03, line 6933)
+# ```{admonition} Erratum (EA-03, §A.3; book text lines 6931–6933)
 # :class: warning
 # The book prints the exponent as $(\mathbf{x} - \boldsymbol{\mu})^\top \Sigma^{-1}
 # (\mathbf{x} - \boldsymbol{\mu})$, without the factor $-\tfrac12$. Without it the
@@ -507,7 +507,7 @@ kl_divergence.static_view(mus=[-2.0, 0.0, 2.0] if FAST else None)
 # the same distribution and independently of the others. Their joint density is then the
 # product $\prod_i f(x_i; s)$.
 #
-# ```{admonition} Erratum (EA-04, line 6973)
+# ```{admonition} Erratum (EA-04, §A.6; book text lines 6971–6975)
 # :class: warning
 # The text expands i.i.d. as "identical and independently distributed"; the samples are
 # not identical, they are *identically* distributed (each has the same distribution).

@@ -122,14 +122,12 @@ print("a σ(w(x − s)) :", ap.neuron(x, a, w, s).round(6), f" with s = −b/w =
 verify("CB-03")
 
 # %% [markdown]
-# ```{admonition} Erratum (line 7034)
-# :class: warning
-# The book relates E.B.1 to a "tunable" sigmoid introduced "in Section ." with the
-# number missing. The section meant is §5.4 *Activation functions* (book line 2438),
-# which defines $\sigma_a(s) = \sigma(as)$ and notes that it tends to the indicator
-# $\mathbb{I}_{s \ge 0}$ as $a \to \infty$. This is a missing cross-reference with nothing
-# to compute, so it has no registered check; the limit itself is what the next cells
-# measure.
+# ```{note}
+# E.B.1 is the "tunable" sigmoid of §5.4 *Activation functions*,
+# $\sigma_a(s) = \sigma(as)$, written with an amplitude, a slope and a shift. (Our
+# plain-text copy of the book lost the section number of this cross-reference; that is
+# an artifact of the conversion, not of the book.) As $a \to \infty$ it tends to the
+# indicator $\mathbb{I}_{s \ge 0}$: the next cells measure that limit.
 # ```
 #
 # **Figure F.B.1** fixes the amplitude and the centre ($a = 1$, $s = 0.3$; the caption
@@ -287,7 +285,7 @@ print("on bin 2: max |sum − bin 2| =", np.abs((b1 + b2) - b2)[inside2].max())
 verify("CB-08")
 
 # %% [markdown]
-# ```{admonition} Erratum (EB-01, §B.3, line 7062)
+# ```{admonition} Erratum (EB-01, §B.3; book text line 7062)
 # :class: warning
 # The sum of two bins is printed as $f(x; a_1, s_2, \Delta_1) + f(x; a_2, s_2, \Delta_2)$:
 # both terms centred at $s_2$. The first term belongs at $s_1$:
@@ -334,7 +332,7 @@ print("g_i    :", ours.round(5))
 print("max |Gauss–Legendre − scipy quad| =", np.abs(ours - scipy_avg).max())
 
 # %% [markdown]
-# ```{admonition} Erratum (EB-02, §B.3, line 7066)
+# ```{admonition} Erratum (EB-02, §B.3; book text line 7066)
 # :class: warning
 # The book centres the bins at $i/m$, $i = 1, \dots, m$, with width $\Delta = 1/m$.
 # Those bins cover $[\tfrac{1}{2m}, 1 + \tfrac{1}{2m}]$: half a bin is missing at the left
@@ -471,6 +469,17 @@ verify("CB-10")
 # plot instead, and would make $\text{MSE}(m)/\text{MSE}(2m)$ grow without bound; the
 # measured ratio stays near $2^2 = 4$.
 
+# %% [markdown]
+# ```{admonition} Erratum (EB-03, §B.3, Figure F.B.3; book text lines 7076–7084)
+# :class: warning
+# The text says the MSE is "inversely proportional to $m$" and the caption of Figure
+# F.B.3 that it "decreases exponentially". Measured, it falls like $1/m^2$: the log–log
+# slope over $m = 5, \dots, 200$ is about $-2.1$, doubling $m$ divides the error by about 4
+# at every $m$, and even the book's own three numbers lie on a line of slope $-2.1$
+# (a tenfold drop for $m$ three times larger is $3^2 \approx 9$, not $3$). What is true
+# in both sentences is that the error can be made as small as we like.
+# ```
+
 # %%
 ms = np.array(
     [5, 10, 20, 50, 100, 200]
@@ -536,21 +545,8 @@ ax2.set(
 )
 ax2.legend(fontsize=8)
 plt.show()
-verify("CB-12")
+verify("CB-12", "EB-03")
 
-# %% [markdown]
-# ```{admonition} Erratum (EB-03, §B.3, lines 7076 and 7084)
-# :class: warning
-# The text says the MSE is "inversely proportional to $m$" and the caption of Figure
-# F.B.3 that it "decreases exponentially". Measured, it falls like $1/m^2$: the log–log
-# slope over $m = 5, \dots, 200$ is about $-2.1$, doubling $m$ divides the error by about 4
-# at every $m$, and even the book's own three numbers lie on a line of slope $-2.1$
-# (a tenfold drop for $m$ three times larger is $3^2 \approx 9$, not $3$). What is true
-# in both sentences is that the error can be made as small as we like.
-# ```
-
-# %%
-verify("EB-03")
 
 # %% [markdown]
 # **Why $1/m^2$.** Inside a bin of width $\Delta$ a smooth $g$ is nearly a straight
@@ -734,6 +730,5 @@ plt.show()
 # repeated $s_2$), EB-02 (the bin centres $i/m$) and EB-03 (the rate of the error).
 # Left out of the registry, with the reason:
 #
-# * The missing section number at line 7034 ("in Section .") is a broken
-#   cross-reference, with nothing to compute; the erratum box in §B.1 gives the right
-#   section (§5.4).
+# * The cross-reference of E.B.1 to the tunable sigmoid (its number is lost in our
+#   plain-text copy) has nothing to compute; the note in §B.1 names the section (§5.4).

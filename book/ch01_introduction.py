@@ -160,6 +160,17 @@ claims.verify("C1-06")
 # smooth function.
 
 # %%
+A1 = rng.normal(size=(4, 4))
+A1 = A1 @ A1.T
+f1 = lambda w: 0.5 * w @ A1 @ w + np.sin(w).sum()
+grad_f1 = lambda w: A1 @ w + np.cos(w)  # the gradient in closed form
+w1, v1 = rng.normal(size=4), rng.normal(size=4)
+for eps in (1e-1, 1e-2, 1e-3):
+    change, predicted = f1(w1 + eps * v1) - f1(w1), eps * grad_f1(w1) @ v1
+    print(
+        f"ε = {eps:g}: f(w + εv) − f(w) = {change:+.8f}, "
+        f"ε⟨∇f(w), v⟩ = {predicted:+.8f}, error {abs(change - predicted):.1e}"
+    )
 claims.verify("C1-08")
 
 # %% [markdown]
@@ -269,7 +280,7 @@ print(
 claims.verify("C1-03", "C1-04")
 
 # %% [markdown]
-# ```{admonition} Erratum (line 145)
+# ```{admonition} Erratum (E1-01, §1; book text line 145)
 # :class: warning
 # The book says that for $\mathbf{X} \sim \Delta(n, c)$ "each row of $\mathbf{X}_i$" lies
 # in the simplex. It means each row of $\mathbf{X}$: $\mathbf{X}_i$ is already a single
@@ -277,6 +288,8 @@ claims.verify("C1-03", "C1-04")
 # ```
 
 # %%
+print("the row P_0 =", P[0].round(3), "is one vector of Δ(3): it sums to", P[0].sum())
+print("its entries, the only 'rows' it has, are each 1?", np.isclose(P[0], 1).tolist())
 claims.verify("E1-01")
 
 # %% [markdown]

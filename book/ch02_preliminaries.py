@@ -293,7 +293,7 @@ verify("C2-11", "C2-12")
 # the dot product of row $i$ of $\mathbf{X}$ with column $j$ of $\mathbf{Y}$.
 # `alice_lab.linalg.matmul_naive` is that definition written as three loops.
 #
-# ```{admonition} Erratum (E2-05, §2.1.2, line 332)
+# ```{admonition} Erratum (E2-05, §2.1.2; book text line 332)
 # :class: warning
 # In the definition of matrix multiplication the book prints $\mathbf{X}\sim$ (a,b),
 # with the shape outside the math (so it renders as plain text). It should read
@@ -364,7 +364,7 @@ verify("C2-16")
 # results, next to `scipy.linalg.expm` and the truncated series
 # `alice_lab.linalg.expm_series`.
 #
-# ```{admonition} Erratum (E2-02, Box 2.2, lines 400–412)
+# ```{admonition} Erratum (E2-02, §2.1.2, Box 2.2; book text lines 400–412)
 # :class: warning
 # The box assigns both results to the same name: `X = torch.exp(X)` and then
 # `X = torch.linalg.matrix_exp(X)`. The second line therefore takes the matrix
@@ -595,7 +595,7 @@ verify("C2-26")
 # NumPy, PyTorch and JAX alike. `alice_lab.linalg.einsum_naive` interprets such a
 # string with plain loops, to show there is no magic in it.
 #
-# ```{admonition} Erratum (E2-03, Boxes 2.4 and 2.5, lines 510–566)
+# ```{admonition} Erratum (E2-03, §2.1.4, Boxes 2.4, 2.5; book text lines 510–566)
 # :class: warning
 # The einsum lines are printed with typographic quotes, `torch.einsum(’ijz,izk->ijk’, A, B)`.
 # Python does not accept `’` as a string delimiter, so copied as printed the line is a
@@ -1284,7 +1284,7 @@ verify("C2-54")
 # steps back damped by $\lambda^{n-1}$; for a constant step,
 # $\mathbf{g}_t = -\eta \sum_{n=1}^{t} \lambda^{n-1} \nabla f(\mathbf{x}_{t-n})$.
 #
-# ```{admonition} Erratum (E2-01, §2.3.2, lines 1080–1084)
+# ```{admonition} Erratum (E2-01, §2.3.2; book text lines 1080–1084)
 # :class: warning
 # Unrolling two steps, the book prints
 # $\mathbf{g}_t = -\eta_t\nabla f(\mathbf{x}_{t-1}) - \lambda\eta_t\nabla f(\mathbf{x}_{t-2}) + \lambda^2\mathbf{g}_{t-2}$.

@@ -719,14 +719,14 @@ verify("C3-21")
 #
 # $$p(y \mid x) = \int p(y \mid f(x))\, p(f \mid \mathcal{S}_n)\, df \;\approx\; \frac1k \sum_{i=1}^k p(y \mid f_i(x)), \qquad f_i \sim p(f \mid \mathcal{S}_n).$$
 #
-# ```{admonition} Erratum (E3-02, E.3.9, line 1298)
+# ```{admonition} Erratum (E3-02, §3.3, E.3.9; book text lines 1296–1298)
 # :class: warning
 # The integral in E.3.9 is printed without its measure: $\int_f p(y \mid f(x))\,p(f \mid \mathcal{S}_n)$.
 # It integrates over models, $\int \ldots \, df$; for the coin, $\int_0^1 \theta\,
 # \mathrm{Beta}(\theta; 3, 2)\, d\theta = 0.6$.
 # ```
 #
-# ```{admonition} Erratum (E3-01, E.3.10, lines 1300–1302)
+# ```{admonition} Erratum (E3-01, §3.3, E.3.10; book text lines 1300–1302)
 # :class: warning
 # The Monte Carlo estimate is printed as $\frac1k\sum_i p(y \mid f_i(x))\,p(f_i \mid \mathcal{S}_n)$,
 # with samples written $f_k \sim p(f \mid \mathcal{S}_n)$. When the $f_i$ are drawn *from*

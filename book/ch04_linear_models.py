@@ -235,7 +235,7 @@ verify("C4-05")
 # $f(\mathbf{x}) = \mathbf{w}^\top\mathbf{x} + b$ with $\mathbf{w} \sim (c)$; at
 # $\mathbf{x} = \mathbf{0}$ it predicts $b$.
 #
-# ```{admonition} Erratum (E4-01, §4.1.2, line 1374)
+# ```{admonition} Erratum (E4-01, §4.1.2; book text lines 1372–1374)
 # :class: warning
 # The book says the model is "a line for $d=1$, a plane for $d=2$, and a generic
 # hyperplane for $d>1$". The number of features is called $c$, and the cases are a line
@@ -431,7 +431,7 @@ verify("C4-14", "C4-15")
 # distribution, so we take $c = 3$ and standard normal inputs
 # (`data.make_linear_regression`).
 #
-# ```{admonition} Erratum (E4-03, Figure F.4.2 caption, line 1546)
+# ```{admonition} Erratum (E4-03, §4.1.3, Figure F.4.2; book text lines 1540–1548)
 # :class: warning
 # The caption says the figure comes from running the code of Box 4.2, the closed form.
 # A closed form returns one number; the decreasing curve is the gradient descent of
@@ -593,7 +593,7 @@ print("vs sklearn Ridge at λ = 1:", f"{ridge_gap:.1e}")
 verify("C4-24")
 
 # %% [markdown]
-# ```{admonition} Erratum (E4-05, §4.1.5, line 1580)
+# ```{admonition} Erratum (E4-05, §4.1.5; book text lines 1576–1582)
 # :class: warning
 # The book names the objective solved by $(\mathbf{X}^\top\mathbf{X} + \lambda
 # \mathbf{I})^{-1}\mathbf{X}^\top\mathbf{y}$ as $\frac{2}{n}\lVert\mathbf{y} -
@@ -737,7 +737,7 @@ verify("C4-30", "C4-31", "C4-32")
 # $\tau \to 0$ the output tends to the one-hot vector of the argmax (softmax is a smooth
 # "soft-argmax"), as $\tau \to \infty$ to the uniform distribution.
 #
-# ```{admonition} Erratum (E4-06, §4.2.1, line 1720)
+# ```{admonition} Erratum (E4-06, §4.2.1, E.4.15; book text lines 1718–1720)
 # :class: warning
 # The book writes the $\tau \to \infty$ limit as $1/c$. The softmax acts on the $m$
 # outputs, so the limit is the uniform distribution $1/m$ ($c$ is the number of input
@@ -899,7 +899,7 @@ plt.show()
 # With two classes one output suffices, because the softmax outputs sum to 1: the last
 # one is determined by the others.
 #
-# ```{admonition} Erratum (E4-07, §4.3.1, line 1856)
+# ```{admonition} Erratum (E4-07, §4.3.1; book text lines 1852–1858)
 # :class: warning
 # The book writes $f_m(\mathbf{x}) = \sum_{i=1}^{m-1} f_i(\mathbf{x})$. Since the
 # outputs sum to one, the redundant output is $f_m(\mathbf{x}) = 1 - \sum_{i=1}^{m-1}
@@ -951,7 +951,7 @@ verify("C4-41", "C4-42", "C4-43")
 # The cross-entropy becomes the **binary cross-entropy**
 # $-y\log\hat{y} - (1-y)\log(1-\hat{y})$.
 #
-# ```{admonition} Erratum (E4-08, §4.3.1, lines 1922–1924)
+# ```{admonition} Erratum (E4-08, §4.3.1, E.4.19; book text lines 1914–1924)
 # :class: warning
 # The book annotates the two terms as the losses "for class 1" and "for class 2". The
 # labels are $y \in \{0, 1\}$: the first term is the loss when $y = 1$ and the second
@@ -1171,14 +1171,14 @@ print("via σ(z) (ours, exact log):", via_prob, "| torch (clamped):", torch_prob
 verify("C4-47")
 
 # %% [markdown]
-# ```{admonition} Erratum (E4-09, §4.3.2, line 2002)
+# ```{admonition} Erratum (E4-09, §4.3.2; book text lines 2000–2010)
 # :class: warning
 # The book states the shift invariance of logsumexp "for a given scalar $c \ge 0$". It
 # holds for every real $c$, negative ones included: $\log\sum_j e^{p_j - c} + c =
 # \log\big(e^{-c}\sum_j e^{p_j}\big) + c$.
 # ```
 #
-# ```{admonition} Erratum (E4-10, §4.3.2, line 2014)
+# ```{admonition} Erratum (E4-10, §4.3.2; book text lines 2012–2014)
 # :class: warning
 # The book notes "$\nabla\mathrm{softmax}(\bullet) = \mathrm{logsumexp}(\bullet)$". It is
 # the other way round: the gradient of logsumexp is the softmax,
@@ -1230,7 +1230,7 @@ verify("C4-51")
 # model that always predicts $[0.25, 0.25, 0.25, 0.25]$ on four balanced classes is
 # perfectly calibrated and useless.
 #
-# ```{admonition} Erratum (E4-11, §4.3.3, line 2046)
+# ```{admonition} Erratum (E4-11, §4.3.3; book text line 2046)
 # :class: warning
 # The constant prediction is printed as "[0.25, 025, 0.25, 0.25]"; it is
 # $[0.25, 0.25, 0.25, 0.25]$, the uniform distribution (the printed vector does not even
@@ -1289,7 +1289,7 @@ verify("C4-52", "C4-53", "E4-11")
 # Predicting 1 then costs $1 - p_1$ on average and predicting 0 costs $10\,p_1$, so
 # class 1 wins as soon as $p_1 > 1/11$. With 0/1 costs the rule is the argmax.
 #
-# ```{admonition} Erratum (E4-12, §4.3.3, lines 2048 and 2082)
+# ```{admonition} Erratum (E4-12, §4.3.3; book text lines 2048–2084)
 # :class: warning
 # The text first defines $C_{ij}$ as the cost of an input *of class $i$ predicted as
 # $j$*, but the table and the decision rule $\arg\min_i\sum_j C_{ij}[f(\mathbf{x})]_j$
@@ -1445,7 +1445,7 @@ reliability.static_view(taus=np.logspace(np.log10(0.5), np.log10(6), 8 if FAST e
 # $k = \lfloor (n+1)\alpha \rfloor$, $\gamma = s_{(k)}$; for a new exchangeable example
 # the guarantee $p(y \in \mathcal{C}(\mathbf{x})) \ge 1 - \alpha$ then holds.
 #
-# ```{admonition} Erratum (E4-13, §4.3.4, lines 2146–2152)
+# ```{admonition} Erratum (E4-13, §4.3.4, E.4.23; book text lines 2146–2152)
 # :class: warning
 # The book asks for the probability of the true class being in the set to be "higher
 # than a user-defined error $\alpha$", then writes the bound as $\ge 1 - \alpha$. The

@@ -472,6 +472,27 @@ verify("C5-12")
 # network with 321 parameters fits 20 random targets.
 
 # %%
+torch.manual_seed(513)
+X_over = torch.randn(20, 3, dtype=torch.float64)
+y_over = torch.randn(20, 1, dtype=torch.float64)  # random targets: nothing to learn
+mlp_over = nn.Sequential(nn.Linear(3, 64), nn.Tanh(), nn.Linear(64, 1)).double()
+opt_over = torch.optim.Adam(mlp_over.parameters(), lr=2e-2)
+mse_over = []
+for _ in range(300):
+    opt_over.zero_grad()
+    loss_over = torch.mean((mlp_over(X_over) - y_over) ** 2)
+    loss_over.backward()
+    opt_over.step()
+    mse_over.append(loss_over.item())
+n_over = sum(p.numel() for p in mlp_over.parameters())
+print(
+    f"{n_over} parameters, 20 points: "
+    f"training MSE {mse_over[0]:.3f} → {mse_over[-1]:.1e}"
+)
+fig, ax = plt.subplots(figsize=(5, 2.6))
+ax.semilogy(mse_over)
+ax.set(xlabel="Adam step", ylabel="training MSE", title="fitting 20 random targets")
+plt.show()
 verify("C5-13")
 
 # %% [markdown]
@@ -482,6 +503,14 @@ verify("C5-13")
 # exactly twice as much as on $n$.
 
 # %%
+from torch.utils.flop_counter import FlopCounterMode
+
+mlp_flops = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+for n in (100, 200, 400, 800):
+    X_n, y_n = torch.randn(n, 64), torch.randint(0, 10, (n,))
+    with FlopCounterMode(display=False) as counter:
+        F.cross_entropy(mlp_flops(X_n), y_n).backward()
+    print(f"n = {n:3d}: {counter.get_total_flops():>12,} FLOPs for forward + backward")
 verify("C5-14")
 
 # %% [markdown]
@@ -554,7 +583,7 @@ verify("C5-16")
 # shuffles them and builds the mini-batches. The box wraps 1000 random inputs of 3
 # features and their targets, with `batch_size=32`.
 #
-# ```{admonition} Erratum (E5-01, Box 5.2, lines 2390–2392)
+# ```{admonition} Erratum (E5-01, §5.3, Box 5.2; book text lines 2390–2392)
 # :class: warning
 # The comments of the box say that every mini-batch has shapes (32, 3) and (32, 1).
 # Since 1000 = 31 · 32 + 8, the last mini-batch of each epoch has shapes (8, 3) and
@@ -768,7 +797,7 @@ verify("C5-20")
 # sigmoid is its smooth stand-in, and the **generalised sigmoid** $\sigma_a(s) =
 # \sigma(as)$ approaches the step as the slope $a$ grows.
 #
-# ```{admonition} Erratum (E5-03, §5.4, line 2442)
+# ```{admonition} Erratum (E5-03, §5.4; book text line 2442)
 # :class: warning
 # The book writes $\lim_{a\to\infty}\sigma_a(s) = \mathbb{I}_{s \ge 0}$. The limit is the
 # step for every $s \neq 0$, but at $s = 0$ the sigmoid is $1/2$ for every slope, so the
@@ -793,7 +822,7 @@ verify("C5-21", "C5-22", "E5-03")
 # %% [markdown]
 # The hyperbolic tangent is a sigmoid rescaled to $(-1, 1)$.
 #
-# ```{admonition} Erratum (E5-02, §5.4, line 2450)
+# ```{admonition} Erratum (E5-02, §5.4; book text lines 2446–2450)
 # :class: warning
 # The book prints $\tanh(s) = 2\sigma(s) - 1$. The right identity is
 # $\tanh(s) = 2\sigma(2s) - 1$; the printed right-hand side equals $\tanh(s/2)$
@@ -940,6 +969,14 @@ verify("C5-31", "C5-32")
 # or shallower network. The counts for a layer with $c = 8$ inputs and $c' = 6$ units:
 
 # %%
+c_in, c_out, n_kernels = 8, 6, 10
+n_params = lambda m: sum(p.numel() for p in m.parameters())
+print("FC weights and biases (c + 1)c′:", layers.fc_param_count(c_in, c_out))
+print("PReLU, one slope per unit c′   :", n_params(act.PReLU(c_out)))
+print("Trainable-Swish, shared        :", n_params(act.TrainableSwish()))
+kaf_layer = act.KAF(np.linspace(-2, 2, n_kernels), num_units=c_out)
+print("KAF, n kernels per unit c′n    :", n_params(kaf_layer))
+print("KAN, c·c′·n in place of W      :", c_in * c_out * n_kernels)
 verify("C5-37")
 
 # %% [markdown]

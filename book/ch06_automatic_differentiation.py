@@ -55,6 +55,7 @@ except ImportError:
 print("alice_lab", alice_lab.__version__)
 
 # %%
+import inspect
 import time
 
 import jax
@@ -469,7 +470,7 @@ for depth in (2, 4, 8):
 verify("C6-15")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-01, §6.3, line 2900)
+# ```{admonition} Erratum (E6-01, §6.3; book text line 2900)
 # :class: warning
 # The book says the intermediate values "must be stored on disk". They are kept in
 # memory (on the GPU, in GPU memory): the tensors above are ordinary in-memory tensors
@@ -477,6 +478,18 @@ verify("C6-15")
 # ```
 
 # %%
+kept = set()
+
+
+def where_kept(t):
+    kept.add(f"{type(t).__name__} in {t.device.type} memory")
+    return t
+
+
+x_kept = torch.randn(8, 8, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(where_kept, lambda t: t):
+    torch.tanh(torch.tanh(x_kept) @ x_kept).sum()
+print("what autograd saves for the backward pass:", sorted(kept))
 verify("E6-01")
 
 # %% [markdown]
@@ -620,7 +633,7 @@ print(
 verify("C6-16")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-02, Figure F.6.1, line 2946)
+# ```{admonition} Erratum (E6-02, §6.3, Figure F.6.1; book text line 2946)
 # :class: warning
 # The caption of panel (d) says "we complete the forward pass". After block 3 has
 # been recomputed in panel (c) it is the **backward** pass that completes (the events
@@ -628,6 +641,8 @@ verify("C6-16")
 # ```
 
 # %%
+i_re = book.events.index(("recompute", 3))
+print("after recomputing block 3:", book.events[i_re + 1 :])
 verify("E6-02")
 
 # %% [markdown]
@@ -684,7 +699,7 @@ print(
 verify("C6-19", "C6-20")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-03, §6.4.1, lines 3006–3014)
+# ```{admonition} Erratum (E6-03, §6.4.1; book text lines 3006–3014)
 # :class: warning
 # The book builds the Jacobian from $\mathrm{vjp}(\mathbf{e}_1), \ldots,
 # \mathrm{vjp}(\mathbf{e}_n)$. The basis vectors are those of the **output** space: there
@@ -693,6 +708,16 @@ verify("C6-19", "C6-20")
 # ```
 
 # %%
+_, vjp_Wx = ad.vjp(lambda x: W_v @ x, x_v)
+rows_W = np.stack([vjp_Wx(e) for e in np.eye(3)])  # the c′ = 3 output basis vectors
+print(
+    f"vjp(e₁), vjp(e₂), vjp(e₃) stacked: {rows_W.shape}, equal to W:",
+    np.array_equal(rows_W, W_v),
+)
+try:
+    vjp_Wx(np.eye(5)[0])  # a basis vector of the input space, c = 5
+except ValueError as err:
+    print("an input-sized e₁:", err)
 verify("E6-03")
 
 # %% [markdown]
@@ -703,6 +728,16 @@ verify("E6-03")
 # (write $\mathbf{v}^\top\mathbf{W}\mathbf{x} = \sum_{ij} W_{ij} v_i x_j$ and
 # differentiate in $W_{ij}$). Backpropagating through a linear layer multiplies by the
 # *transpose* of its weights.
+
+# %% [markdown]
+# ```{admonition} Erratum (E6-04, §6.4.1, E.6.9; book text lines 3026–3042)
+# :class: warning
+# The book prints $\mathrm{vjp}_{f,\mathbf{x}}(\mathbf{v}) = \mathbf{v}^\top\mathbf{W}^\top
+# = [\mathbf{W}\mathbf{v}]^\top$. With $\mathbf{W} \sim (c', c)$ and $\mathbf{v} \sim
+# (c')$ the product $\mathbf{W}\mathbf{v}$ is not even defined unless $c = c'$. The right
+# form is $\mathbf{v}^\top\mathbf{W} = [\mathbf{W}^\top\mathbf{v}]^\top$, a vector of
+# shape $(c)$ (what the prose after it says: multiply by the transpose).
+# ```
 
 # %%
 v_w = rng.standard_normal(3)
@@ -715,19 +750,15 @@ try:
     W_v @ v_w
 except ValueError as err:
     print("the printed [W v]ᵀ for W (3, 5), v (3,):", err)
-
-# %% [markdown]
-# ```{admonition} Erratum (E6-04, eq. vjp_x_matrix_multiplication, line 3038)
-# :class: warning
-# The book prints $\mathrm{vjp}_{f,\mathbf{x}}(\mathbf{v}) = \mathbf{v}^\top\mathbf{W}^\top
-# = [\mathbf{W}\mathbf{v}]^\top$. With $\mathbf{W} \sim (c', c)$ and $\mathbf{v} \sim
-# (c')$ the product $\mathbf{W}\mathbf{v}$ is not even defined unless $c = c'$. The right
-# form is $\mathbf{v}^\top\mathbf{W} = [\mathbf{W}^\top\mathbf{v}]^\top$, a vector of
-# shape $(c)$ (what the prose after it says: multiply by the transpose).
-# ```
-
-# %%
+rng_sq = np.random.default_rng(22)
+S_sq, x_sq, v_sq = (rng_sq.standard_normal(shape) for shape in ((4, 4), 4, 4))
+_, vjp_sq = ad.vjp(lambda x: S_sq @ x, x_sq)
+print(
+    f"a square W: |vjp − Wᵀv| = {abs(vjp_sq(v_sq) - S_sq.T @ v_sq).max():.0e}, "
+    f"|vjp − W v| = {abs(vjp_sq(v_sq) - S_sq @ v_sq).max():.2f}"
+)
 verify("E6-04", "C6-22", "C6-23")
+
 
 # %% [markdown]
 # For a mini-batch, $\mathbf{Y} = \mathbf{X}\mathbf{W}$ with upstream gradient
@@ -824,7 +855,7 @@ print(
 verify("C6-26", "C6-27")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-05, §6.4.2, line 3156)
+# ```{admonition} Erratum (E6-05, §6.4.2; book text lines 3154–3156)
 # :class: warning
 # The book says the two signatures are implemented "in `jax.grad` and `jax.jvp`
 # respectively". The first (the VJP) is `jax.vjp`, the second (the gradient) is
@@ -1042,13 +1073,18 @@ print("inplace=True gives the same gradients:", torch.equal(*grads))
 verify("C6-37")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-06, §6.4.3, line 3210)
+# ```{admonition} Erratum (E6-06, §6.4.3; book text line 3210)
 # :class: warning
 # The book calls it "the `in_place` parameter". PyTorch's argument is `inplace`
 # (`nn.ReLU(inplace=True)`); `in_place=True` raises a `TypeError`.
 # ```
 
 # %%
+print("nn.ReLU's arguments:", list(inspect.signature(torch.nn.ReLU).parameters))
+try:
+    torch.nn.ReLU(in_place=True)
+except TypeError as err:
+    print("nn.ReLU(in_place=True):", err)
 verify("E6-06")
 
 # %% [markdown]

@@ -203,7 +203,7 @@ verify("C7-40", "C7-12", "C7-13")
 # Box 7.1 of the book calls the functional convolution of PyTorch. Our channels-last
 # version gives the same numbers in the book's layout.
 #
-# ```{admonition} Erratum (E7-01, line 3376)
+# ```{admonition} Erratum (E7-01, §7.1.3; book text line 3376)
 # :class: warning
 # The object-oriented layer is `torch.nn.Conv2d` (lower-case d); `torch.nn.Conv2D`
 # does not exist.
@@ -252,7 +252,7 @@ verify("C7-15", "C7-16")
 # Chapter 8 repeats this index form and prints the offset there as $t(i) = i + k - 1$;
 # that slip is registered once, as erratum E8-04 of chapter 8.
 #
-# ```{admonition} Erratum (E7-02, lines 3390 and 3410)
+# ```{admonition} Erratum (E7-02, §7.1.3, E.7.7; book text lines 3390–3410)
 # :class: warning
 # The text rearranges the weights into "an equivalent weight tensor $W$ of shape
 # $(s,s,c,c')$", but the index formula reads it as $W_{i',j',z,d}$: output channel
@@ -408,7 +408,7 @@ verify("C7-22", "C7-23", "C7-24", "C7-25")
 # $f(Tx) = f(x)$; averaging any model over a group of transformations makes it
 # invariant to them.
 #
-# ```{admonition} Erratum (E7-05, line 3556)
+# ```{admonition} Erratum (E7-05, §7.2.1; book text line 3556)
 # :class: warning
 # The VGG design is cited with the GoogLeNet paper (it is Simonyan & Zisserman's), and
 # "the filter size constant (e.g., $k=3$)" should read $s = 3$: VGG uses $3\times3$

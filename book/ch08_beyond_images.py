@@ -117,7 +117,7 @@ print(f"mono {up[:, None].shape}, stereo {stereo.shape}, video {video.shape}")
 verify("C8-01")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-01, §8.1.1, line 3692)
+# ```{admonition} Erratum (E8-01, §8.1.1; book text line 3692)
 # :class: warning
 # The book says $\mathbf{X}_i \sim (c)$ holds the measurements "at time $t$"; it is
 # at time $i$ ($t$ is the length of the series).
@@ -172,7 +172,7 @@ print(f"3 minutes of music: {S.num_samples(180, 44.1e3):,} samples")
 verify("C8-02", "C8-03", "C8-04")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-02, §8.1.1, line 3700)
+# ```{admonition} Erratum (E8-02, §8.1.1; book text line 3700)
 # :class: warning
 # The rate printed as "$44.1e^{3}$ Hz" is $44.1 \times 10^3$ Hz $= 44{,}100$ Hz, not
 # $44.1$ times Euler's number cubed (which would be about 886 Hz).
@@ -191,7 +191,7 @@ verify("E8-02")
 # %% [markdown]
 # Text is a sequence too, once we decide how to cut it: characters, syllables, words.
 #
-# ```{admonition} Erratum (E8-03, §8.1.1, line 3706)
+# ```{admonition} Erratum (E8-03, §8.1.1; book text line 3706)
 # :class: warning
 # The syllable list for "the cat is on the table" splits "is" into "i", "s" and loses a
 # quote mark; it should read `["the", "cat", "is", "on", "the", "ta", "ble"]`.
@@ -256,7 +256,7 @@ print("alice_lab.conv.conv1d vs torch:", np.abs(H_lib - H_torch).max())
 verify("C8-05", "C8-06", "C8-07")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-04, §8.1.2, line 3726)
+# ```{admonition} Erratum (E8-04, §8.1.2, E.8.3; book text line 3726)
 # :class: warning
 # The offset of E.8.2/E.8.3 is printed $t(i) = i + k - 1$, said to be the one of
 # Chapter 7. For $i' = 1, \dots, 2k+1$ to reach rows $i-k, \dots, i+k$ it must be
@@ -354,7 +354,7 @@ print(
 verify("C8-09")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-06, §8.2.1, line 3748)
+# ```{admonition} Erratum (E8-06, §8.2.1; book text line 3748)
 # :class: warning
 # The text says "global average pooling" but writes a sum, $\mathbf{h} = \sum_i
 # \mathbf{H}_i$. The sum removes the length from the *shape* only: its size still grows
@@ -570,7 +570,7 @@ print(shapes, "| parameters:", sum(p_.numel() for p_ in model.parameters()))
 verify("C8-21")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-07, Box 8.2, lines 3880–3912)
+# ```{admonition} Erratum (E8-07, §8.2.2, Box 8.2; book text lines 3880–3912)
 # :class: warning
 # The comments write a generic batch `(*, m)`, but `transpose(1, 2)` and `mean(2)`
 # count axes from the left, so the code needs exactly one batch axis, `x ~ (b, m)`.
@@ -1030,13 +1030,13 @@ sampling.live_view()
 sampling.static_view(frames=5 if FAST else 16)
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-09, §8.4.2, line 4238)
+# ```{admonition} Erratum (E8-09, §8.4.2; book text line 4238)
 # :class: warning
 # Greedy decoding is printed as $x_i = \arg\max_i f(x_{:i})$, reusing the position
 # index. The argmax runs over the vocabulary: $x_i = \arg\max_v [f(x_{:i})]_v$.
 # ```
 #
-# ```{admonition} Erratum (E8-10, §8.4.2, line 4246)
+# ```{admonition} Erratum (E8-10, §8.4.2; book text line 4246)
 # :class: warning
 # The book presents "greedy decoding" as the language-modelling name for ancestral
 # sampling. They are different decoders: sampling draws each token at random (and
@@ -1107,7 +1107,7 @@ print(
 verify("C8-47", "C8-48", "C8-49")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-11, §8.4.2, line 4250)
+# ```{admonition} Erratum (E8-11, §8.4.2; book text line 4250)
 # :class: warning
 # Beam search is described as "sampling" $k$ elements. Standard beam search *selects*
 # the top $k$ continuations, deterministically; stochastic beam search is a separate

@@ -103,7 +103,7 @@ plt.show()
 verify("C9-02", "C9-03", "C9-04")
 
 # %% [markdown]
-# ```{admonition} Erratum (E9-01, §9.1, lines 4333–4335)
+# ```{admonition} Erratum (E9-01, §9.1; book text lines 4333–4335)
 # :class: warning
 # The text writes "top-5% error"; the metric is the **top-5 error**. It also says
 # accuracy later reached "upward of 95%", a top-5 figure, next to a plot of top-1
@@ -461,7 +461,7 @@ print("mixup labels stay on the simplex: row sums", y_mixed.sum(1))
 verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
 
 # %% [markdown]
-# ```{admonition} Erratum (E9-07, §9.2.3, line 4485)
+# ```{admonition} Erratum (E9-07, §9.2.3; book text line 4485)
 # :class: warning
 # The book mixes CutMix's labels "with a random coefficient λ". In the CutMix paper the
 # label weight is the **area fraction** of the pasted patch; `au.cutmix` uses that by
@@ -695,7 +695,7 @@ print(
 verify("C9-39", "C9-40")
 
 # %% [markdown]
-# ```{admonition} Erratum (E9-11, §9.3.1, line 4653)
+# ```{admonition} Erratum (E9-11, §9.3.1; book text line 4653)
 # :class: warning
 # Cutout, as proposed by DeVries and Taylor, masks a square of the input on **all**
 # channels, not "patches of a single channel" (`au.cutout(..., channels="one")` gives
@@ -853,7 +853,7 @@ except ValueError as err:
 verify("C9-49", "C9-50", "C9-51", "C9-52", "C9-53")
 
 # %% [markdown]
-# ```{admonition} Erratum (E9-13, §9.3.2, line 4777)
+# ```{admonition} Erratum (E9-13, §9.3.2; book text line 4777)
 # :class: warning
 # With $\widehat{\mu} \gets \lambda\widehat{\mu} + (1-\lambda)\mu$, the value λ
 # weighs the **old** average, so it must be close to 1 (0.9–0.99). The suggested
@@ -928,7 +928,7 @@ for name, out in {
 verify("C9-54", "C9-55", "C9-56", "C9-57", "C9-58")
 
 # %% [markdown]
-# ```{admonition} Erratum (E9-14, §9.3.2, lines 4791–4795)
+# ```{admonition} Erratum (E9-14, §9.3.2; book text lines 4791–4795)
 # :class: warning
 # Layer norm's row statistics are $\mu_i = \frac1c\sum_j X_{ij}$ and
 # $\sigma_i^2 = \frac1c\sum_j (X_{ij} - \mu_i)^2$; the printed $X_{ji}$ swaps the

@@ -203,7 +203,7 @@ verify("C10-07")
 # $\sigma^4$ and the sum of $e$ of them has variance $e\sigma^4$; dividing by $\sqrt e$
 # leaves $\sigma^4$, independent of the dimension.
 #
-# ```{admonition} Erratum (E10-01, §10.1.2, line 5108)
+# ```{admonition} Erratum (E10-01, §10.1.2; book text line 5108)
 # :class: warning
 # The book says each element of $\mathbf{x}_i^\top\mathbf{x}_j$ has variance
 # $\sigma^4$ and that after scaling the variance stays at $\sigma^2$. The dot product
@@ -295,7 +295,7 @@ print("row sums of the attention matrix:", W5.sum(1).round(12))
 verify("C10-10", "C10-11", "C10-12", "C10-13", "C10-14")
 
 # %% [markdown]
-# ```{admonition} Erratum (E10-02, §10.1.2, line 5154)
+# ```{admonition} Erratum (E10-02, §10.1.2; book text line 5154)
 # :class: warning
 # The definition box lists $\mathbf{W}_q \sim (k, e)$, $\mathbf{W}_k \sim (k, e)$,
 # $\mathbf{W}_v \sim (v, e)$. With tokens as rows, $\mathbf{X} \sim (n, e)$, the
@@ -365,7 +365,7 @@ print(
 )
 
 # %% [markdown]
-# ```{admonition} Erratum (Chapter 11, §11.1.1, lines 5617 and 5625; registered there)
+# ```{admonition} Erratum (E11-01, §11.1.1, Masked-SA; book text lines 5617–5625)
 # :class: warning
 # Chapter 11 writes the causal mask as a Hadamard product
 # $\mathbf{Q}\mathbf{K}^\top \odot \mathbf{M}$ with $M_{ij} = -\infty$ for $i > j$ and 1
@@ -470,7 +470,7 @@ print(P3 @ np.array([["x1"], ["x2"], ["x3"]], dtype=object))
 verify("C10-21", "E10-05", "C10-22")
 
 # %% [markdown]
-# ```{admonition} Erratum (E10-05, §10.2.1, line 5232)
+# ```{admonition} Erratum (E10-05, §10.2.1; book text line 5232)
 # :class: warning
 # The first condition is printed $\mathbf{1}^\top\mathbf{P} = \mathbf{1}$; the left
 # side is a row vector, so it should read $\mathbf{1}^\top\mathbf{P} = \mathbf{1}^\top$.
@@ -565,7 +565,7 @@ verify("C10-31", "C10-32")
 # waves of several frequencies work like the hands of a clock, the fast ones telling
 # nearby positions apart and the slow ones far-away positions.
 #
-# ```{admonition} Erratum (E10-03, §10.2.2, line 5370)
+# ```{admonition} Erratum (E10-03, §10.2.2; book text line 5370)
 # :class: warning
 # The book says the sine assigns a unique value to any $x$ in $[0, 2\pi]$. It does
 # not: $\sin x = \sin(\pi - x)$. The sine-only table of line 5392 has the same
@@ -642,7 +642,7 @@ print("embedding of x = 6:", np.round(np.sin(np.array([0.1, 1, 10]) * 6), 4))
 verify("C10-36", "C10-37", "C10-39")
 
 # %% [markdown]
-# ```{admonition} Erratum (E10-04, §10.2.2, lines 5416–5422)
+# ```{admonition} Erratum (E10-04, §10.2.2; book text lines 5416–5422)
 # :class: warning
 # The book gives $\omega_i = 1/10000^{i/e}$, "from $\omega_0 = 1$ to
 # $\omega_e = 1/10000$". That range needs $i = 0, \dots, e$; the sine–cosine table of

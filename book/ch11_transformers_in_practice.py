@@ -199,7 +199,7 @@ print(
 verify("C11-02", "C11-03", "C11-04", "C11-05")
 
 # %% [markdown]
-# ```{admonition} Erratum (E11-01, lines 5617 and 5625)
+# ```{admonition} Erratum (E11-01, §11.1.1, Masked-SA; book text lines 5617–5625)
 # :class: warning
 # The book writes the mask as a Hadamard product, $\mathbf{Q}\mathbf{K}^\top \odot
 # \mathbf{M}$, with $M_{ij} = -\infty$ for $i > j$ and 1 otherwise. Taken literally this
@@ -355,7 +355,7 @@ verify("C11-12")
 # (Figure F.11.2). `alice_lab.transformer.decoder_block` is the NumPy version, and it
 # matches `torch.nn.TransformerDecoderLayer` with copied weights to 1e-10.
 #
-# ```{admonition} Erratum (E11-02, line 5663)
+# ```{admonition} Erratum (E11-02, §11.1.3; book text line 5663)
 # :class: warning
 # The book says the decoder's cross-attention takes its *queries* from the encoder
 # output $\mathbf{H}$. It is the other way round, as in E.11.1 and in the original
@@ -480,7 +480,7 @@ print(
 )
 
 # %% [markdown]
-# ```{admonition} Erratum (E11-03, Box 11.1, line 5685)
+# ```{admonition} Erratum (E11-03, §11.2.1, Box 11.1; book text lines 5675–5685)
 # :class: warning
 # The box leaves out the $1/\sqrt{k}$ of scaled dot-product attention: it is
 # `scaled_dot_product_attention(..., scale=1)`. With $k = 16$ the two differ clearly;
@@ -679,7 +679,7 @@ for cs in (1, 3, 8):
 verify("C11-19", "C11-20")
 
 # %% [markdown]
-# ```{admonition} Erratum (E11-06, line 5741)
+# ```{admonition} Erratum (E11-06, §11.2.2; book text line 5741)
 # :class: warning
 # RingAttention spreads the queries over devices and passes the chunks of **keys and
 # values** around the ring, each device updating its online softmax. The book says
@@ -1126,7 +1126,7 @@ verify("C11-32", "C11-33", "C11-34")
 # \mathbf{B}\mathbf{X} + \mathbf{D}\mathbf{X})$ is a polynomial of degree 2, with a
 # low-rank $\mathbf{B}$ and token shifts for the token mixing.
 #
-# ```{admonition} Erratum (E11-07, line 5913)
+# ```{admonition} Erratum (E11-07, §11.3; book text line 5913)
 # :class: warning
 # With tokens as rows, $\mathbf{X} \sim (n, e)$, left products $\mathbf{A}\mathbf{X}$
 # would mix tokens, not channels (and A would depend on n). MONet's projections act on

@@ -128,13 +128,13 @@ print("A symmetric:", g.is_undirected(A5))
 verify("C12-01", "C12-02", "C12-03", "C12-04")
 
 # %% [markdown]
-# ```{admonition} Erratum (E12-01, line 5955)
+# ```{admonition} Erratum (E12-01, §12.1.1; book text line 5955)
 # :class: warning
 # The edge set is printed as pairs with $i, j \in \mathcal{N}$; the nodes come from
 # $\mathcal{V}$, so $\mathcal{E} \subseteq \mathcal{V} \times \mathcal{V}$.
 # ```
 #
-# ```{admonition} Erratum (E12-02, line 5965)
+# ```{admonition} Erratum (E12-02, §12.1.1; book text line 5965)
 # :class: warning
 # The book writes $\mathbf{B}\mathbf{1}^\top = 2$. What holds is that every *column*
 # of $\mathbf{B}$ sums to 2, $\mathbf{1}^\top\mathbf{B} = 2\cdot\mathbf{1}^\top$ (each edge
@@ -186,7 +186,7 @@ except ValueError as err:
 verify("C12-06", "C12-07", "C12-08", "C12-09")
 
 # %% [markdown]
-# ```{admonition} Erratum (E12-03, lines 5995 and 6007)
+# ```{admonition} Erratum (E12-03, §12.1.2; book text lines 5995–6007)
 # :class: warning
 # The row normalisation is written $\mathbf{D}^{-1}\mathbf{A}_{ij}$ (a matrix times an
 # entry) and said to satisfy $\sum_i A'_{ij} = 1$. It is $\mathbf{A}' =
@@ -344,7 +344,7 @@ print(
 )
 
 # %% [markdown]
-# ```{admonition} Erratum (E12-04, lines 6053 and 6065)
+# ```{admonition} Erratum (E12-04, §12.1.4, E.12.2, E.12.4; book text lines 6053–6065)
 # :class: warning
 # E.12.2 writes $\mathbf{x}^\top\mathbf{L}\mathbf{x} = \sum_{(i,j)\in\mathcal{E}}
 # A_{ij}(x_i - x_j)^2$ and E.12.4 writes $\mathbf{f}^\top\mathbf{L}\mathbf{f}$ as the
@@ -357,7 +357,7 @@ print(
 # show. The factor only rescales λ in the objective below.
 # ```
 #
-# ```{admonition} Erratum (E12-05, line 6069)
+# ```{admonition} Erratum (E12-05, §12.1.4; book text lines 6069–6073)
 # :class: warning
 # The objective is printed with $L(y_i, f(\mathbf{x}))$ summed over all $n$ points. Each
 # term uses its own input, $L(y_i, f(\mathbf{x}_i))$, and the sum runs over the
@@ -474,7 +474,7 @@ verify("C12-17")
 # it *local*: $\mathbf{H}_i$ should depend only on $i$'s neighbourhood, even though
 # neighbourhoods differ in size from node to node.
 #
-# ```{admonition} Erratum (E12-06, lines 6089 and 6145)
+# ```{admonition} Erratum (E12-06, §12.2.1; book text lines 6089–6145)
 # :class: warning
 # A subgraph's nodes and a receptive field are written $\mathcal{T} \in \mathcal{V}$ and
 # $\mathcal{V}(i) \in \mathcal{V}$; both are subsets, $\subseteq$.
@@ -648,7 +648,7 @@ for n in (10, 34, 1000):
 verify("C12-18", "C12-23")
 
 # %% [markdown]
-# ```{admonition} Erratum (E12-07, line 6125)
+# ```{admonition} Erratum (E12-07, §12.2.2; book text line 6125)
 # :class: warning
 # Comparing $\mathbf{W}$ (channel mixing) with $\mathbf{A}$ (node mixing), the book says
 # "the former is untrainable". It is the latter: $\mathbf{A}$ is fixed by the graph and
@@ -993,7 +993,7 @@ print(
 verify("C12-35", "C12-36", "C12-37")
 
 # %% [markdown]
-# ```{admonition} Erratum (E12-08, line 6281)
+# ```{admonition} Erratum (E12-08, §12.3.2; book text lines 6279–6283)
 # :class: warning
 # The spatio-temporal layer is printed as $h_i = \sum_{j \in \mathcal{N}(i)}A_{ij}
 # \,\mathrm{Conv1d}(x_i)$, which only rescales node $i$'s own signal. The neighbours'
@@ -1077,7 +1077,7 @@ print(
 verify("C12-38", "C12-39", "C12-40")
 
 # %% [markdown]
-# ```{admonition} Erratum (E12-09, line 6309)
+# ```{admonition} Erratum (E12-09, §12.3.3; book text lines 6307–6309)
 # :class: warning
 # With $\mathbf{R} = \mathbf{A}\mathbf{D}^{-1}$ the columns sum to one, so $R_{ij}$ is
 # the probability of stepping from $j$ **to** $i$ (the book says from $i$ to $j$, which
@@ -1085,7 +1085,7 @@ verify("C12-38", "C12-39", "C12-40")
 # are the same for both.
 # ```
 #
-# ```{admonition} Erratum (E12-10, line 6315)
+# ```{admonition} Erratum (E12-10, §12.3.3; book text line 6315)
 # :class: warning
 # Stacking the $k$ diagonals as rows gives a $(k, n)$ matrix, which cannot multiply
 # $\mathbf{W} \sim (k, c)$. Transpose first: $[\mathrm{diag}(\mathbf{R}), \dots,
@@ -1206,5 +1206,5 @@ print(
 #   covers them all; graph transformers need structural encodings to see the edges.
 #
 # **Claims left out.** Every checkable claim of the digest's list is registered (42
-# claims, 10 errata), except the book's missing section references (lines 5979 and
-# 7034), which have nothing to compute.
+# claims, 10 errata), except a cross-reference whose section number is lost in our
+# plain-text copy (line 5979), which has nothing to compute.

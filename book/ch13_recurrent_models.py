@@ -116,7 +116,7 @@ verify("C13-01", "C13-02", "C13-03", "C13-04")
 # linear in $n$; softmax attention costs $\mathcal{O}(n^2(e + v))$. The figure counts
 # multiply-adds for both.
 #
-# ```{admonition} Erratum (E13-01, §13.1.1, line 6357)
+# ```{admonition} Erratum (E13-01, §13.1.1; book text line 6357)
 # :class: warning
 # The book says the linear form is "advantageous whenever $n < e^2$". The comparison
 # runs the other way: the linear form wins for **long** sequences. With $v = e$,
@@ -312,7 +312,7 @@ verify("C13-14", "C13-15")
 # \mathbf{s}$ (the light GRU, line 6509). A closed gate copies the state and its
 # Jacobian is the identity, so gradients pass unchanged.
 #
-# ```{admonition} Erratum (E13-02, §13.2.3, line 6503)
+# ```{admonition} Erratum (E13-02, §13.2.3; book text line 6503)
 # :class: warning
 # The book writes "$\gamma_1 \approx 1$" where it means $\gamma_i \approx 1$: each
 # feature $i$ of the state has its own gate.
@@ -454,7 +454,7 @@ scan_tree.live_view()
 scan_tree.static_view(ns=(2, 4, 6, 9, 16) if FAST else (2, 3, 4, 6, 8, 11, 16, 23, 32))
 
 # %% [markdown]
-# ```{admonition} Erratum (E13-03, §13.3.2, line 6651)
+# ```{admonition} Erratum (E13-03, §13.3.2; book text line 6651)
 # :class: warning
 # The book gives the cost of a $\star$ with a dense $\mathbf{A}$ as
 # $\mathcal{O}(n^3)$; the $n$ there is the **state size** $e$ (a product of two
@@ -463,6 +463,27 @@ scan_tree.static_view(ns=(2, 4, 6, 9, 16) if FAST else (2, 3, 4, 6, 8, 11, 16, 2
 # ```
 
 # %%
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def dense_pair(e):
+    return torch.randn(e, e, dtype=torch.float64), torch.randn(e, dtype=torch.float64)
+
+
+for e in (4, 8, 16):
+    with FlopCounterMode(display=False) as counter:
+        R.ssm_op(dense_pair(e), dense_pair(e))  # (A^{i-1}, s) ⋆ (A, x): two products
+    print(f"dense ⋆, state size e = {e:2d}: {counter.get_total_flops():5,} FLOPs")
+print("(2(e³ + e²): ×8 per doubling of e; the ⋆ never sees the sequence length n)")
+lam_diag = np.full((20, 6), 0.9)
+powers_diag, _ = R.jax_associative_scan(
+    R.linear_recurrence_op, (lam_diag, np.ones((20, 6)))
+)
+print(
+    "diagonal A: the scan keeps the powers λ^i as",
+    f"{tuple(powers_diag.shape)} = (n, e);",
+    f"λ^20 = {float(powers_diag[-1, 0]):.5f}, 0.9^20 = {0.9**20:.5f}",
+)
 verify("E13-03", "C13-25")
 
 # %% [markdown]
@@ -476,7 +497,7 @@ verify("E13-03", "C13-25")
 # $\bar{\mathbf{C}} = \mathbf{C}\mathbf{P}$. Eigenvalues of a real matrix come in
 # complex pairs; the outputs are real (we take the real part of round-off).
 #
-# ```{admonition} Erratum (E13-04, §13.3.3, line 6679)
+# ```{admonition} Erratum (E13-04, §13.3.3, E.13.22, E.13.23; book text lines 6679–6709)
 # :class: warning
 # The book writes the new input matrix as $\bar{\mathbf{B}} = \mathbf{P}\mathbf{B}$.
 # Multiplying $\mathbf{s}_i = \sum_j \mathbf{P}\mathbf{\Lambda}^{i-j}\mathbf{P}^{-1}
@@ -508,6 +529,17 @@ verify("C13-26", "E13-04", "C13-27", "C13-28")
 # $\mathrm{Re}(\lambda^k)$ and the state under a constant input.
 
 # %%
+ones_600 = np.ones((600, 1))
+for radius in (1.05, 0.99):
+    states = R.diagonal_ssm(
+        ones_600, np.array([radius * np.exp(0.3j)]), np.ones((1, 1))
+    )
+    print(
+        f"|λ| = {radius}: largest |state| in 600 steps {np.abs(states).max():.3g}"
+        + (f" (bound 1/(1 − |λ|) = {1 / (1 - radius):.0f})" if radius < 1 else "")
+    )
+_, P_jordan, _ = R.diagonalize(np.array([[1.0, 1.0], [0.0, 1.0]]))
+print(f"a Jordan block [[1, 1], [0, 1]]: cond(P) = {np.linalg.cond(P_jordan):.1e}")
 verify("C13-29")
 
 # %% tags=["remove-output"]
@@ -534,7 +566,7 @@ ssm_kernel.static_view(radii=[0.5, 0.8, 0.95, 1.02] if FAST else None)
 # flexibility, give each token its own context and $n^2 e$ work. (The paper abbreviates
 # the layer AFT; the book writes "ATF".)
 #
-# ```{admonition} Erratum (E13-06, §13.4.1, line 6749)
+# ```{admonition} Erratum (E13-06, §13.4.1; book text line 6749)
 # :class: warning
 # In the per-channel formula the value belongs **inside** the sum:
 # $h_{iz} = \sigma(q_{iz})\sum_j \exp(k_{jz})v_{jz} / \sum_j \exp(k_{jz})$.

@@ -92,3 +92,42 @@ def test_no_latex_label_in_a_notebook(path: Path) -> None:
         if LATEX_LABEL.search(MPL_COLOUR.sub("", line)):
             hits.append(f"{path.name}:{n}: {line.strip()}")
     assert not hits, "LaTeX labels shown to readers:\n" + "\n".join(hits)
+
+
+#: the title of an erratum box in a chapter notebook
+ERRATUM_BOX = re.compile(r"^# ```\{admonition\} Erratum \((?P<inner>.*)\)\s*$")
+
+
+def _box_title(c: claims.Claim) -> str:
+    """What an erratum box's title reads: the id, the locator, and the text's lines
+    last, as secondary detail."""
+    start, end = c.lines
+    lines = f"line {start}" if start == end else f"lines {start}–{end}"
+    return f"{c.id}, {claims.locator(c)}; book text {lines}"
+
+
+def test_box_title_format() -> None:
+    assert _box_title(claims.get("E6-04")).startswith("E6-04, §6.4.1, E.6.9; book text")
+
+
+@pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.name)
+def test_erratum_boxes_are_located_like_their_erratum(path: Path) -> None:
+    """Every erratum box names a registered erratum and is titled by its section and
+    printed numbers, never by a text line alone."""
+    wrong = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = ERRATUM_BOX.match(line)
+        if not m:
+            continue
+        inner = m["inner"]
+        cid = inner.split(",")[0]
+        try:
+            c = claims.get(cid)
+        except KeyError:
+            wrong.append(f"{path.name}:{n}: no registered erratum id in {inner!r}")
+            continue
+        if not c.erratum:
+            wrong.append(f"{path.name}:{n}: {cid} is not an erratum")
+        elif inner != _box_title(c):
+            wrong.append(f"{path.name}:{n}: {inner!r} != {_box_title(c)!r}")
+    assert not wrong, "\n".join(wrong)

@@ -49,3 +49,48 @@ def test_the_notebook_verifies_only_registered_claims(chapter):
 def test_chapters_one_and_two_are_covered():
     assert {"1", "2"} <= set(CHAPTERS)
     assert len([c for c in claims.all_claims(2) if c.id.startswith("C")]) >= 40
+
+
+def _verify_only_cells(source: Path) -> list[str]:
+    """The code cells of a notebook whose every statement is a ``verify(...)`` call:
+    the claim's computation is nowhere on the page next to it."""
+    import ast
+
+    import jupytext
+
+    found = []
+    for i, cell in enumerate(jupytext.read(source).cells):
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(
+            line for line in cell.source.splitlines() if line.lstrip()[:1] not in "%!"
+        )
+        body = ast.parse(code).body
+        calls = [
+            s.value
+            for s in body
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+        ]
+        names = [getattr(c.func, "id", getattr(c.func, "attr", "")) for c in calls]
+        if body and len(calls) == len(body) and set(names) == {"verify"}:
+            found.append(f"{source.name} cell {i}: {cell.source.strip()}")
+    return found
+
+
+def test_the_verify_only_finder_finds_them(tmp_path):
+    nb = tmp_path / "nb.py"
+    nb.write_text(
+        '# %%\nx = 1\nverify("C1-01")\n\n# %%\nclaims.verify("C1-02")\n\n'
+        '# %%\nverify("C1-03")\nprint(2)\n',
+        encoding="utf-8",
+    )
+    assert [f.split(": ")[1] for f in _verify_only_cells(nb)] == [
+        'claims.verify("C1-02")'
+    ]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_cell_only_verifies(chapter):
+    """A claim's computation is on the page: the cell that verifies it shows it."""
+    hidden = _verify_only_cells(_notebook(chapter))
+    assert not hidden, "cells that show no computation:\n" + "\n".join(hidden)

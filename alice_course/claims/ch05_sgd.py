@@ -148,6 +148,7 @@ def _c5_17() -> str:
 @claim(
     "E5-01",
     section="5.3",
+    equation="Box 5.2",
     lines=(2390, 2392),
     statement="Box 5.2's comments hold for all mini-batches but the last: with 1000 "
     "examples and batch_size=32 the last one is (8, 3) and (8, 1), unless "

@@ -476,6 +476,7 @@ def _e8_06() -> str:
 @claim(
     "E8-07",
     section="8.2.2",
+    equation="Box 8.2",
     lines=(3880, 3912),
     statement="Box 8.2 needs exactly one batch axis, x ~ (b, m) (transpose(1, 2) and "
     "mean(2) are positional), and max-pooling by 2 gives ⌊m/2⌋; it also needs "

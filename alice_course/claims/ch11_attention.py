@@ -463,6 +463,7 @@ def _c11_16() -> str:
 @claim(
     "E11-03",
     section="11.2.1",
+    equation="Box 11.1",
     lines=(5675, 5685),
     statement="Box 11.1's self_attention omits the 1/√k of scaled dot-product "
     "attention: it equals torch's SDPA with scale = 1, not the default 1/√k.",
