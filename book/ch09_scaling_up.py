@@ -329,6 +329,32 @@ verify("E9-03", "E9-04", "E9-05")
 curves = early_stopping.training_curves(60 if FAST else 120)
 stop, best = early_stopping.stopping_points(curves.val_loss, 5)
 print(f"validation loss: stop at epoch {stop}, restore epoch {best}")
+print(
+    "the book's test (ΔL)² ≤ 1e-10 on a flat loss 2, 1, 1 + 1e-6:",
+    rg.has_converged([2.0, 1.0, 1.0 + 1e-6], 1e-10),
+    "| on a moving one 2, 1, 1.1:",
+    rg.has_converged([2.0, 1.0, 1.1], 1e-10),
+)
+accs = [0.5, 0.6, 0.7, 0.65, 0.66, 0.64]
+print(
+    f"validation accuracies {accs}, patience 3: (stop, restore) = "
+    f"{rg.early_stopping_epoch(accs, 3)}"
+)
+from sklearn.metrics import f1_score
+
+y_f1 = np.array([0, 1, 2, 2, 1, 0])
+stopper = rg.EarlyStopping(2)
+predictions = [
+    [0, 0, 0, 0, 0, 0],
+    [0, 1, 2, 0, 1, 0],
+    [0, 1, 2, 2, 1, 0],
+    [0, 1, 1, 2, 1, 0],
+    [0, 2, 1, 2, 1, 0],
+]
+for pred in predictions:
+    score = f1_score(y_f1, pred, average="macro")
+    print(f"  macro F1 {score:.3f}", "→ stop" if stopper.step(score) else "")
+print(f"best epoch {stopper.best_epoch}, stopped at {stopper.stopped_epoch}")
 verify("C9-15", "C9-16", "C9-17")
 
 # %% [markdown]
@@ -925,6 +951,48 @@ for name, out in {
     "RMSNorm": nz.rms_norm(X_img),
 }.items():
     print(f"{name:22s} mean of example 0, channel 0: {out[0, ..., 0].mean():+.3f}")
+F_t = torch.nn.functional
+X_cf = torch.as_tensor(X_img).permute(0, 3, 1, 2)  # torch's (b, c, h, w) layout
+last = lambda t: t.permute(0, 2, 3, 1).numpy()  # back to channels-last
+gap = lambda a, b: f"{np.abs(a - b).max():.0e}"
+print("\nagainst torch (ε = 0):")
+print(
+    "  layer norm (B) vs F.layer_norm:",
+    gap(
+        nz.layer_norm(X_img, eps=0.0),
+        F_t.layer_norm(torch.as_tensor(X_img), (6,), eps=0.0).numpy(),
+    ),
+)
+print(
+    "  layer norm (A) vs group norm with 1 group:",
+    gap(
+        nz.layer_norm(X_img, axes=(1, 2, 3), eps=0.0),
+        last(F_t.group_norm(X_cf, 1, eps=0.0)),
+    ),
+)
+print(
+    "  group norm with c = 6 groups vs F.instance_norm:",
+    gap(nz.group_norm(X_img, 6, eps=0.0), last(F_t.instance_norm(X_cf, eps=0.0))),
+)
+ln_img = torch.nn.LayerNorm([3, 32, 32])
+print(
+    "  nn.LayerNorm([3, 32, 32]):",
+    [tuple(p.shape) for p in ln_img.parameters()],
+    sum(p.numel() for p in ln_img.parameters()),
+    "parameters",
+)
+rms_img = nz.rms_norm(X_img, eps=0.0)
+print(
+    "  RMSNorm: largest |RMS − 1| of an output row",
+    gap(np.sqrt((rms_img**2).mean(-1)), 1.0),
+    "| vs F.rms_norm",
+    gap(rms_img, F_t.rms_norm(torch.as_tensor(X_img), (6,), eps=0.0).numpy()),
+)
+X_zero_mean = X_img - X_img.mean(-1, keepdims=True)
+print(
+    "  zero-mean rows: layer norm − RMSNorm",
+    gap(nz.layer_norm(X_zero_mean, eps=0.0), nz.rms_norm(X_zero_mean, eps=0.0)),
+)
 verify("C9-54", "C9-55", "C9-56", "C9-57", "C9-58")
 
 # %% [markdown]
@@ -1053,8 +1121,38 @@ verify("C9-59", "C9-61", "C9-62", "C9-63", "C9-64", "C9-65")
 # `NaiveResBlock`, `BasicBlock`, `BottleneckBlock` and `ConvNeXtBlock` (PyTorch).
 
 # %%
-print("bottleneck c=256 (64 inside):", rs.bottleneck_param_count(256, 64), "weights")
-print("ConvNeXt block c=96:", rs.convnext_param_count(96), "weights")
+torch.manual_seed(3)
+x_res = torch.randn(4, 3, 8, 8)
+with torch.no_grad():
+    naive_gap = rs.NaiveResBlock(3)(x_res) - x_res
+    basic_gap = rs.BasicBlock(3, post_relu=False)(x_res) - x_res
+print(f"h = ReLU(BN(Conv(x))) + x: min(h − x) = {naive_gap.min():.2f}, never below 0")
+print(
+    f"Conv–BN–ReLU–Conv–BN + x: min(h − x) = {basic_gap.min():.2f}, "
+    f"{(basic_gap < 0).double().mean():.0%} of the entries decrease"
+)
+n_conv_weights = lambda block: sum(
+    m.weight.numel() for m in block.modules() if isinstance(m, torch.nn.Conv2d)
+)
+print(
+    "7×7 depthwise vs full at c = 96:",
+    torch.nn.Conv2d(96, 96, 7, groups=96, bias=False).weight.numel(),
+    "vs",
+    torch.nn.Conv2d(96, 96, 7, bias=False).weight.numel(),
+)
+print(
+    "bottleneck c=256 (64 inside):",
+    rs.bottleneck_param_count(256, 64),
+    "weights; its module's conv weights:",
+    n_conv_weights(rs.BottleneckBlock(256)),
+)
+nxt = rs.ConvNeXtBlock(96, bias=False)
+print(
+    "ConvNeXt block c=96:",
+    rs.convnext_param_count(96),
+    "weights; its module's depthwise, expansion and reduction weights:",
+    sum(m.weight.numel() for m in (nxt.dw, nxt.up, nxt.down)),
+)
 verify("C9-66", "C9-67", "C9-68")
 
 # %% [markdown]

@@ -994,6 +994,15 @@ print(
     "class token",
     tuple(vit.cls.shape),
 )
+with torch.no_grad():
+    h_vit = vit.tokens(imgs[te[:4]])  # (4, 17, 32): the class token first
+    for block in vit.blocks:
+        h_vit = block(h_vit)
+    from_cls = vit.head(vit.ln(h_vit[:, 0]))  # the head reads token 0 only
+    print(
+        "logits − head(LN(class token's output)):",
+        (vit(imgs[te[:4]]) - from_cls).abs().max().item(),
+    )
 verify("C11-28")
 
 # %% [markdown]

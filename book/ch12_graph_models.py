@@ -259,6 +259,35 @@ print(
     "torch:",
     np.round(g.diffusion(torch.tensor(R15), torch.tensor(x15), 3)[:5].numpy(), 4),
 )
+G15 = nx.from_numpy_array(A15)
+by_node = [sum(A15[i, j] * x15[j] for j in G15.neighbors(i)) for i in range(15)]
+print("A x − the sum over each node's neighbours:", np.abs(A15 @ x15 - by_node).max())
+step15 = g.diffusion(R15, x15)
+hood15 = A15 + np.eye(15) > 0  # the neighbourhood, the node included
+inside = all(
+    x15[hood15[i]].min() <= step15[i] <= x15[hood15[i]].max() for i in range(15)
+)
+print(
+    "row-normalised step within the neighbours' range:",
+    inside,
+    "| a constant moves by",
+    np.abs(g.diffusion(R15, np.full(15, 3.0)) - 3.0).max(),
+)
+L15 = g.laplacian(A15)
+by_edge = [sum(A15[i, j] * (x15[i] - x15[j]) for j in range(15)) for i in range(15)]
+print("L x − Σ_j A_ij (x_i − x_j) (E.12.1):", np.abs(L15 @ x15 - by_edge).max())
+print(
+    "L(A + I) − L(A), self-loops cancel:",
+    np.abs(g.laplacian(g.add_self_loops(A15)) - L15).max(),
+)
+A_split = g.erdos_renyi(20, 0.08, seed=8)  # sparse enough to fall apart
+eig_split = np.linalg.eigvalsh(g.laplacian(A_split))
+n_parts = nx.number_connected_components(nx.from_numpy_array(A_split))
+print(
+    f"a 20-node graph with {n_parts} connected components: "
+    f"smallest eigenvalues of L {np.round(eig_split[:5], 6)}, "
+    f"{np.sum(np.abs(eig_split) < 1e-10)} of them zero"
+)
 verify("C12-10", "C12-11", "C12-12", "C12-13")
 
 # %% [markdown]
@@ -795,6 +824,41 @@ for ax, colours, title in (
     ax.set_title(title + " (outlined: the two labelled nodes)")
     ax.axis("off")
 plt.show()
+
+X_grad = torch.eye(34, dtype=torch.float64, requires_grad=True)
+logits_k = g.gcn_layer(
+    torch.tensor(g.normalized_adjacency(Ak)),
+    X_grad,
+    torch.tensor(np.random.default_rng(0).normal(size=(34, 2))),
+)
+loss_k = torch.nn.functional.cross_entropy(logits_k[mask_k], torch.tensor(yk[mask_k]))
+(grad_X,) = torch.autograd.grad(loss_k, X_grad)
+reach = grad_X.norm(dim=1).numpy() > 0
+print(
+    f"one GC layer, loss on nodes 0 and 33 only: {reach.sum()} of 34 nodes' features "
+    f"get a gradient, {reach[~mask_k].sum()} of them unlabelled (the labelled nodes' "
+    "neighbours)"
+)
+H_k = g.gcn_layer(
+    g.normalized_adjacency(Ak),
+    np.eye(34),
+    np.random.default_rng(1).normal(size=(34, 4)),
+)
+S_k = 1 / (1 + np.exp(-H_k @ H_k.T))  # the edge head σ(H_iᵀH_j)
+print(
+    f"edge scores in ({S_k.min():.3f}, {S_k.max():.3f}), symmetric:",
+    np.array_equal(S_k, S_k.T),
+)
+perm_k = np.random.default_rng(2).permutation(34)
+H_perm = g.gcn_layer(
+    g.normalized_adjacency(Ak[perm_k][:, perm_k]),
+    np.eye(34)[perm_k],
+    np.random.default_rng(1).normal(size=(34, 4)),
+)
+print(
+    "mean readout, permuted graph − original:",
+    np.abs(H_perm.mean(0) - H_k.mean(0)).max(),
+)
 verify("C12-26", "C12-27")
 
 # %% [markdown]
@@ -817,6 +881,35 @@ fig, ax = plt.subplots(figsize=(3.2, 3.2))
 ax.imshow(Ab.toarray(), cmap="Greys")
 ax.set(title="F.12.7: a batch of two graphs", xticks=range(7), yticks=range(7))
 plt.show()
+A3 = np.array([[0, 0, 1], [0, 0, 0], [1, 0, 0]])
+print("COO of the three-node example:", g.dense_to_coo(A3).tolist())
+A_big = g.erdos_renyi(1000, 0.005, seed=0)
+csr_big = sp.csr_matrix(A_big)
+csr_bytes = csr_big.data.nbytes + csr_big.indices.nbytes + csr_big.indptr.nbytes
+print(f"1000 nodes: CSR {csr_bytes / 1e3:.0f} kB, dense {A_big.nbytes / 1e6:.0f} MB")
+rng_b = np.random.default_rng(12)
+W_b = rng_b.standard_normal((2, 3))
+H_batch = g.gcn_layer(g.normalized_adjacency(Ab), Xb, W_b)
+H_each = [g.gcn_layer(g.normalized_adjacency(A_i), X_i, W_b) for X_i, A_i in graphs3]
+print(
+    "GCN on the batch − per-graph outputs stacked:",
+    np.abs(H_batch - np.vstack(H_each)).max(),
+)
+print(
+    f"density: the batch {g.density(Ab):.3f}, its blocks",
+    [round(float(g.density(A_i)), 3) for _, A_i in graphs3],
+)
+H7 = rng_b.standard_normal((7, 3))
+by_numpy = np.zeros((2, 3))
+np.add.at(by_numpy, batch, H7)
+by_torch = torch.zeros(2, 3, dtype=torch.float64).index_add_(
+    0, torch.tensor(batch), torch.tensor(H7)
+)
+print("scatter_sum − np.add.at:", np.abs(g.scatter_sum(H7, batch, 2) - by_numpy).max())
+print(
+    "scatter_sum − torch index_add:",
+    np.abs(g.scatter_sum(H7, batch, 2) - by_torch.numpy()).max(),
+)
 verify("C12-28", "C12-29", "C12-30")
 
 # %% [markdown]
