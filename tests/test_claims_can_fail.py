@@ -254,6 +254,37 @@ def _flipped_taps(orig):
     return conv1d
 
 
+def _dilation_ignored(orig):
+    """A 1-D convolution that reads neighbouring steps whatever its dilation."""
+
+    def conv(X, W, b=None, **kw):
+        return orig(X, W, b, **{**kw, "dilation": 1})
+
+    return conv
+
+
+def _future_leak(orig):
+    """A "causal" convolution padded on both sides (centred), so ``y_t`` sees the
+    future: the same length and weights, but not causal."""
+    from alice_lab.conv.patches import convnd
+
+    def causal(X, W, b=None, *, dilation=1):
+        p = (W.shape[0] - 1) * dilation
+        return convnd(X, W, b, d=1, padding=((p // 2, p - p // 2),), dilation=dilation)
+
+    return causal
+
+
+def _average_for_max(orig):
+    """Max-pooling that averages its windows."""
+    from alice_lab.conv.pooling import avg_pool1d
+
+    def pool(X, size=2, stride=None, **kw):
+        return avg_pool1d(X, size, stride, **kw)
+
+    return pool
+
+
 def _rollback_to_t_minus_k(orig):
     """The printed rollback: to epoch t − k instead of the best epoch."""
 
@@ -326,6 +357,37 @@ MUTATIONS = [
     ),
     Mutation(
         "C8-06", "alice_lab.conv.patches", "conv1d", _flipped_taps, "taps reversed"
+    ),
+    Mutation(
+        "C8-09",
+        "alice_lab.conv.pooling",
+        "max_pool1d",
+        _average_for_max,
+        "max-pooling that averages",
+    ),
+    Mutation(
+        "C8-11", "alice_lab.conv.patches", "conv1d", _flipped_taps, "taps reversed"
+    ),
+    Mutation(
+        "C8-26",
+        "alice_lab.conv.patches",
+        "conv1d",
+        _dilation_ignored,
+        "dilation ignored",
+    ),
+    Mutation(
+        "C8-34",
+        "alice_lab.conv.patches",
+        "causal_conv1d",
+        _dilation_ignored,
+        "dilation ignored",
+    ),
+    Mutation(
+        "C8-33",
+        "alice_lab.conv.patches",
+        "causal_conv1d",
+        _future_leak,
+        "centred padding: the output sees the future",
     ),
     Mutation(
         "C8-08", "alice_lab.conv.patches", "conv3d", _flipped_kernel, "kernel flipped"

@@ -1,6 +1,7 @@
 """Shared pieces of the Chapter 8 claim modules: the book's 1-D / 3-D convolution in
-index form (E.8.3, with the corrected offset) and torch conv wrappers in the book's
-channels-last layout."""
+index form (E.8.3, with the corrected offset), torch conv wrappers in the book's
+channels-last layout, the matrix of a linear sequence map, and the measured receptive
+field of a stack of alice_lab convolutions."""
 
 from __future__ import annotations
 
@@ -34,6 +35,52 @@ def torch_conv1d(X, W3, b=None, *, padding="same", dilation=1, left=0):
         x = F.pad(x, (left, 0))
     y = F.conv1d(x, w, bb, padding=padding, dilation=dilation)
     return y[0].numpy().T  # (t', c')
+
+
+def linear_map_matrix(f, t: int, c: int) -> np.ndarray:
+    """The ``(t·c', t·c)`` matrix of a linear map ``f: (t, c) -> (t, c')``, one column
+    per basis input: entry ``[i·c' + z, j·c + d]`` is ``∂ f(X)[i, z] / ∂ X[j, d]``."""
+    basis = np.eye(t * c)
+    cols = [
+        np.asarray(f(basis[j].reshape(t, c)), dtype=float).reshape(-1)
+        for j in range(t * c)
+    ]
+    return np.stack(cols, axis=1)
+
+
+def conv_stack_support(
+    kernel: int, dilations, *, causal: bool, t: int = 200
+) -> tuple[int, int, int]:
+    """Measured receptive field of one output of a stack of single-channel alice_lab
+    convolutions (``causal_conv1d``, or ``conv1d`` with 'same' padding), run on torch
+    tensors: the support of the gradient of that output with respect to the input,
+    taken by torch.autograd (positive weights, so nothing cancels). The stack's values
+    are checked against torch's ``F.conv1d`` (after ``F.pad`` on the left if causal).
+    Returns ``(first, last, position)``: the support's ends and the output's index."""
+    import torch
+    import torch.nn.functional as F
+
+    from alice_lab.conv import causal_conv1d, conv1d
+
+    torch.manual_seed(0)
+    x = torch.randn(1, t, 1, dtype=torch.float64, requires_grad=True)  # (b, t, c)
+    h, ref = x, x.detach().transpose(1, 2)  # ref: torch's (b, c, t)
+    for d in dilations:
+        w = torch.rand(kernel, 1, 1, dtype=torch.float64) + 0.1  # (s, c, c')
+        wt = w.permute(2, 1, 0)  # torch's (c', c, s)
+        if causal:
+            h = causal_conv1d(h, w, dilation=d)
+            ref = F.conv1d(F.pad(ref, ((kernel - 1) * d, 0)), wt, dilation=d)
+        else:
+            h = conv1d(h, w, dilation=d, padding=d * (kernel - 1) // 2)
+            ref = F.conv1d(ref, wt, dilation=d, padding=d * (kernel - 1) // 2)
+        assert h.shape == ref.transpose(1, 2).shape, (h.shape, ref.shape)
+        err = float((h.detach() - ref.transpose(1, 2)).abs().max())
+        assert err < 1e-9, err
+    i = 3 * t // 4 if causal else t // 2
+    (g,) = torch.autograd.grad(h[0, i, 0], x)
+    nz = np.flatnonzero(g[0, :, 0].numpy())
+    return int(nz.min()), int(nz.max()), i
 
 
 def tree_log_probs(prefix):

@@ -1,14 +1,18 @@
 """Checkable claims of Chapter 8, §8.3: forecasting and causal models (book lines
-3960-4162). Checks compare alice_lab.sequence with NumPy's sliding windows, least
-squares, closed-form sines, and torch conv1d / autograd Jacobians."""
+3960-4162). Checks compare alice_lab.sequence and alice_lab.conv with NumPy's sliding
+windows, least squares, closed-form sines, and torch conv1d / autograd Jacobians."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from alice_course.claims import claim
-from alice_course.claims._ch08 import torch_conv1d
-from alice_course.claims._helpers import _maxerr, _rng
+from alice_course.claims._ch08 import (
+    conv_stack_support,
+    linear_map_matrix,
+    torch_conv1d,
+)
+from alice_course.claims._helpers import _maxerr, _np, _rng
 
 
 def _causal(W3, b=None, d=1):
@@ -165,15 +169,39 @@ def _c8_32() -> str:
     "triangular, and the weights in use drop from (2k + 1)cc′ to (k + 1)cc′.",
 )
 def _c8_33() -> str:
+    from alice_lab.conv import causal_conv1d, conv1d
+
     r = _rng(33)
-    s, k, t = 5, 2, 9
-    w = r.standard_normal((s, 1, 1))
-    f = _causal(w[: k + 1])
-    T = np.stack([f(np.eye(t)[:, [j]])[:, 0] for j in range(t)], axis=1)
-    assert np.allclose(T, np.tril(T)) and np.count_nonzero(T[-1]) == k + 1
+    k, t = 2, 9
+    # one channel: the (t, t) matrix of alice_lab's causal conv, from basis inputs
+    w = r.standard_normal((k + 1, 1, 1))  # (k + 1, c, c′): the past taps and x_i
+    T = linear_map_matrix(lambda X: _np(causal_conv1d(X, w)), t, 1)
+    T_ref = linear_map_matrix(lambda X: torch_conv1d(X, w, padding=0, left=k), t, 1)
+    band = np.tri(t) - np.tri(t, k=-(k + 1))  # j ∈ [i − k, i]
+    assert _maxerr(T, T_ref) < 1e-12 and np.array_equal(T != 0, band > 0), T
+    # c = 3 → c′ = 4: the causal kernel is the 'same' kernel of size 2k + 1 with its k
+    # future taps masked; count the weights each matrix actually uses
     c, c_out = 3, 4
-    assert (k + 1) * c * c_out == 36 < (2 * k + 1) * c * c_out == 60
-    return f"{t} × {t} matrix is lower-triangular; c = 3, c′ = 4: 60 → 36 weights"
+    W = r.standard_normal((2 * k + 1, c, c_out))  # (s, c, c′); tap k multiplies x_i
+    A = linear_map_matrix(lambda X: _np(causal_conv1d(X, W[: k + 1])), t, c)
+    F = linear_map_matrix(lambda X: _np(conv1d(X, W, padding="same")), t, c)
+    W3 = W.transpose(0, 2, 1)  # torch_conv1d's (s, c′, c)
+    A_ref = linear_map_matrix(
+        lambda X: torch_conv1d(X, W3[: k + 1], padding=0, left=k), t, c
+    )
+    F_ref = linear_map_matrix(lambda X: torch_conv1d(X, W3), t, c)
+    err = max(_maxerr(A, A_ref), _maxerr(F, F_ref))
+    future = np.kron(np.triu(np.ones((t, t)), 1), np.ones((c_out, c))) > 0
+    assert err < 1e-12 and not A[future].any() and F[future].any(), err
+    row = slice(t // 2 * c_out, (t // 2 + 1) * c_out)  # an interior output position
+    used = [(int(np.count_nonzero(M[row])), len(np.unique(M[M != 0]))) for M in (F, A)]
+    assert used == [((2 * k + 1) * c * c_out,) * 2, ((k + 1) * c * c_out,) * 2], used
+    return (
+        f"alice_lab causal_conv1d: {t} × {t} matrix lower-triangular, band k + 1 = "
+        f"{k + 1} (= torch's); c = 3, c′ = 4: a position uses {used[1][0]} weights "
+        f"instead of the 'same' conv's {used[0][0]} ({used[1][1]} vs {used[0][1]} "
+        "distinct values in the whole matrix)"
+    )
 
 
 @claim(
@@ -185,14 +213,23 @@ def _c8_33() -> str:
     equation="Figure F.8.6",
 )
 def _c8_34() -> str:
-    from alice_course.claims.ch08_text import _stack_support
+    from alice_lab.conv import receptive_field
 
-    got = [
-        _stack_support(2, [2**j for j in range(L)], causal=True) for L in range(1, 6)
-    ]
-    k3 = _stack_support(3, [1, 2, 4], causal=True)
-    assert got == [2, 4, 8, 16, 32] and k3 == 1 + 2 * 7, (got, k3)
-    return f"k = 1: {got}; k = 2, d = 1, 2, 4: {k3}"
+    def field(s, dils):  # measured on stacked alice_lab causal_conv1d layers
+        lo, hi, i = conv_stack_support(s, dils, causal=True)
+        assert hi == i, (s, dils, hi, i)  # nothing from the future
+        return hi - lo + 1
+
+    dils = [[2**j for j in range(L)] for L in range(1, 6)]
+    got = [field(2, d) for d in dils]
+    lib = [receptive_field([2] * len(d), dilations=d) for d in dils]
+    k3 = field(3, [1, 2, 4])
+    assert got == lib == [2**L for L in range(1, 6)], (got, lib)
+    assert k3 == 1 + 2 * (1 + 2 + 4) == receptive_field([3] * 3, dilations=[1, 2, 4])
+    return (
+        f"alice_lab causal_conv1d stacks, gradient support: k = 1: {got} = 2^L = "
+        f"alice_lab.conv.receptive_field; k = 2, d = 1, 2, 4: {k3}"
+    )
 
 
 @claim(

@@ -1,7 +1,8 @@
 """Checkable claims of Chapter 8, §8.2: variable-length inputs, text, embeddings and
-long sequences (book lines 3736-3958). Checks compare alice_lab.text with torch's
-pad_sequence / nn.Embedding / conv1d, Python's collections.Counter and re, and
-gradients taken by torch.autograd."""
+long sequences (book lines 3736-3958). Checks compare alice_lab.text and alice_lab.conv
+with torch's pad_sequence / nn.Embedding / conv1d / max_pool1d, Python's
+collections.Counter and re, a plain-Python byte-pair encoder, and gradients taken by
+torch.autograd."""
 
 from __future__ import annotations
 
@@ -11,30 +12,8 @@ from collections import Counter
 import numpy as np
 
 from alice_course.claims import claim
-from alice_course.claims._ch08 import torch_conv1d
+from alice_course.claims._ch08 import conv_stack_support, torch_conv1d
 from alice_course.claims._helpers import _maxerr, _np, _rng
-
-
-def _stack_support(kernel: int, dilations, *, causal: bool, t: int = 200) -> int:
-    """Empirical receptive field of the last-but-margin output of a stack of
-    single-channel convs (torch), from the support of its gradient."""
-    import torch
-    import torch.nn.functional as F
-
-    torch.manual_seed(0)
-    x = torch.randn(1, 1, t, dtype=torch.float64, requires_grad=True)
-    h = x
-    for d in dilations:
-        w = torch.rand(1, 1, kernel, dtype=torch.float64) + 0.1
-        if causal:
-            h = F.conv1d(F.pad(h, ((kernel - 1) * d, 0)), w, dilation=d)
-        else:
-            h = F.conv1d(h, w, dilation=d, padding=d * (kernel - 1) // 2)
-    i = t - 1 if causal else t // 2
-    (g,) = torch.autograd.grad(h[0, 0, i], x)
-    nz = np.flatnonzero(g[0, 0].numpy())
-    return int(nz.max() - nz.min() + 1)
-
 
 # =====================================================================================
 # 8.2.1 Dealing with variable-length inputs
@@ -52,13 +31,33 @@ def _c8_09() -> str:
     import torch
     import torch.nn.functional as F
 
-    torch.manual_seed(0)
-    conv = torch.nn.Conv1d(3, 8, 5, padding=2)
-    g = lambda x: F.max_pool1d(torch.relu(conv(x)), 2)  # noqa: E731
-    H1, H2 = g(torch.randn(1, 3, 37)), g(torch.randn(1, 3, 50))
-    assert H1.shape[-1] == 18 and H2.shape[-1] == 25
-    assert H1.mean(-1).shape == H2.mean(-1).shape == (1, 8)
-    return "lengths 37, 50 → feature maps (18, 8), (25, 8) → pooled (8,), (8,)"
+    from alice_lab.conv import conv1d, global_avg_pool, max_pool1d
+
+    r = _rng(9)
+    W, b = r.standard_normal((5, 3, 8)), r.standard_normal(8)  # (s, c, c′), (c′)
+    wt, bt = torch.from_numpy(W.transpose(2, 1, 0).copy()), torch.from_numpy(b)
+    shapes, errs = [], []
+    for t in (37, 50):
+        X = r.standard_normal((1, t, 3))  # (b, t, c), channels last
+        H = np.maximum(_np(conv1d(X, W, b, padding=2)), 0)
+        P = _np(max_pool1d(H, 2))
+        h = _np(global_avg_pool(P, spatial_dims=1))
+        # torch, channels first: conv1d -> relu -> max_pool1d -> mean over the length
+        x = torch.from_numpy(X.transpose(0, 2, 1).copy())
+        Ht = F.relu(F.conv1d(x, wt, bt, padding=2))
+        Pt = F.max_pool1d(Ht, 2)
+        errs += [
+            _maxerr(H, Ht.transpose(1, 2)),
+            _maxerr(P, Pt.transpose(1, 2)),
+            _maxerr(h, Pt.mean(-1)),
+        ]
+        shapes.append((H.shape[1:], P.shape[1:], h.shape[1:]))
+    assert max(errs) < 1e-12, errs
+    assert shapes == [((37, 8), (18, 8), (8,)), ((50, 8), (25, 8), (8,))], shapes
+    return (
+        f"alice_lab conv1d, max_pool1d, global_avg_pool = torch's ({max(errs):.0e}); "
+        "lengths 37, 50 → feature maps (18, 8), (25, 8) → pooled (8,), (8,)"
+    )
 
 
 @claim(
@@ -88,28 +87,39 @@ def _c8_10() -> str:
     "pad); multiplying by the mask after every layer makes it exact again.",
 )
 def _c8_11() -> str:
+    from alice_lab.conv import conv1d
+
     r = _rng(11)
     s, k, t2, t1 = 5, 2, 6, 10
-    W1, b1 = r.standard_normal((s, 4, 2)), r.standard_normal(4)
-    W2, b2 = r.standard_normal((s, 3, 4)), r.standard_normal(3)
+    W1, b1 = r.standard_normal((s, 2, 4)), r.standard_normal(4)  # (s, c, c′)
+    W2, b2 = r.standard_normal((s, 4, 3)), r.standard_normal(3)
     X2 = r.standard_normal((t2, 2))
     Xpad = np.vstack([X2, np.zeros((t1 - t2, 2))])
     mask = (np.arange(t1) < t2)[:, None].astype(float)
 
+    def layer(X, W, b):  # alice_lab's 'same' convolution, channels last
+        return _np(conv1d(X, W, b, padding="same"))
+
     def net(X, remask):
-        H = np.maximum(torch_conv1d(X, W1, b1), 0)
+        H = np.maximum(layer(X, W1, b1), 0)
         if remask:
             H = H * mask[: len(H)]
-        return torch_conv1d(H, W2, b2)
+        return layer(H, W2, b2)
 
-    one = _maxerr(torch_conv1d(Xpad, W1, b1)[:t2], torch_conv1d(X2, W1, b1))
-    diff = np.abs(net(Xpad, False)[:t2] - net(X2, False)).max(axis=1)
-    exact = _maxerr(net(Xpad, True)[:t2], net(X2, False))
+    # torch's conv1d on the unpadded sequence is the reference (W in torch's (s, c′, c))
+    ref1 = torch_conv1d(X2, W1.transpose(0, 2, 1), b1)
+    ref2 = torch_conv1d(
+        np.maximum(ref1, 0), W2.transpose(0, 2, 1), b2
+    )  # the two-layer net, torch
+    one = max(_maxerr(layer(Xpad, W1, b1)[:t2], ref1), _maxerr(layer(X2, W1, b1), ref1))
+    diff = np.abs(net(Xpad, False)[:t2] - ref2).max(axis=1)
+    exact = max(_maxerr(net(Xpad, True)[:t2], ref2), _maxerr(net(X2, False), ref2))
     assert one < 1e-12 and exact < 1e-12, (one, exact)
     assert (diff[: t2 - k] < 1e-12).all() and (diff[t2 - k :] > 1e-6).all(), diff
     return (
-        f"1 layer: {one:.0e}; 2 layers: last {k} positions off by up to "
-        f"{diff.max():.2f}; re-masked: {exact:.0e}"
+        f"alice_lab conv1d vs torch on the unpadded sequence: 1 layer {one:.0e}; "
+        f"2 layers: last {k} positions off by up to {diff.max():.2f}; "
+        f"re-masked: {exact:.0e}"
     )
 
 
@@ -226,17 +236,75 @@ def _c8_16() -> str:
     )
 
 
+def _merge_pair(ids: list[int], pair: tuple[int, int], new: int) -> list[int]:
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _reference_bpe(text: str, n_merges: int) -> dict[tuple[int, int], int]:
+    """Plain-Python byte-level BPE training (minbpe's basic loop, with
+    collections.Counter): merge the most frequent adjacent pair, ties to the
+    smallest."""
+    ids, merges = list(text.encode("utf-8")), {}
+    for r in range(n_merges):
+        counts = Counter(zip(ids, ids[1:], strict=False))
+        if not counts or max(counts.values()) < 2:
+            break
+        pair = min(counts, key=lambda p: (-counts[p], p))
+        merges[pair] = 256 + r
+        ids = _merge_pair(ids, pair, 256 + r)
+    return merges
+
+
+def _reference_encode(text: str, merges: dict[tuple[int, int], int]) -> list[int]:
+    """minbpe's encoder: repeatedly merge the present pair of lowest rank."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pairs = set(zip(ids, ids[1:], strict=False))
+        pair = min(pairs, key=lambda p: merges.get(p, float("inf")))
+        if pair not in merges:
+            break
+        ids = _merge_pair(ids, pair, merges[pair])
+    return ids
+
+
 @claim(
     "C8-17",
     section="8.2.2",
     lines=3850,
-    statement="Tokenizers that chunk digits in groups of at most three keep 52 whole "
-    "but split 2512 into 251 + 2.",
+    statement="Subword tokens follow frequencies, not place value: a byte-level BPE "
+    "trained on numbers among which 52 and 251 are common and 2512 never occurs keeps "
+    "“ 52” as one token but splits “ 2512” into “ 251” + “2”.",
 )
 def _c8_17() -> str:
-    chunks = re.compile(r"\d{1,3}")
-    assert chunks.findall("52") == ["52"] and chunks.findall("2512") == ["251", "2"]
-    return "52 → ['52']; 2512 → ['251', '2'] (cl100k-style digit pre-split)"
+    from alice_lab.text import BPETokenizer
+
+    r = _rng(17)
+    nums = r.zipf(1.5, 3000)  # a long-tailed background of numbers
+    words = [str(n) for n in nums[nums < 10_000]] + ["52"] * 300 + ["251"] * 200
+    r.shuffle(words)
+    text = " ".join(words)
+    assert "2512" not in text
+    tok = BPETokenizer.train(text, 256 + 40)
+    ref = _reference_bpe(text, 40)
+    assert tok.merges == list(ref), "merges differ from the plain-Python BPE"
+    pieces = {}
+    for s in (" 52", " 2512", " 52 and 2512, not 25 12"):
+        ids = tok.encode(s)
+        assert ids == _reference_encode(s, ref) and tok.decode(ids) == s, s
+        pieces[s] = tok.token_strings(ids)
+    assert pieces[" 52"] == [" 52"] and pieces[" 2512"] == [" 251", "2"], pieces
+    return (
+        f"40 merges on {len(text)} chars of numbers (= a plain-Python BPE): "
+        f"' 52' → {pieces[' 52']}; ' 2512' → {pieces[' 2512']}"
+    )
 
 
 @claim(
@@ -382,9 +450,23 @@ def _c8_22() -> str:
     "linearly: 1 + L(s − 1).",
 )
 def _c8_24() -> str:
-    got = [_stack_support(3, [1] * L, causal=False) for L in (1, 2, 3, 4, 5)]
-    assert got == [1 + L * 2 for L in (1, 2, 3, 4, 5)], got
-    return f"s = 3, L = 1..5: receptive fields {got} (gradient support)"
+    from alice_lab.conv import receptive_field
+
+    Ls, out = (1, 2, 3, 4, 5), []
+    for s in (3, 5):
+        got = []
+        for L in Ls:
+            lo, hi, i = conv_stack_support(s, [1] * L, causal=False)
+            assert hi - i == i - lo, (s, L, lo, hi, i)  # centred on the output
+            got.append(hi - lo + 1)
+        closed = [1 + L * (s - 1) for L in Ls]
+        lib = [receptive_field([s] * L) for L in Ls]
+        assert got == closed == lib, (s, got, closed, lib)
+        out.append(f"s = {s}: {got}")
+    return (
+        f"L = 1..5 stacked alice_lab conv1d, gradient support {'; '.join(out)} "
+        "= 1 + L(s − 1) = alice_lab.conv.receptive_field"
+    )
 
 
 @claim(
@@ -428,11 +510,18 @@ def _c8_26() -> str:
     import torch
 
     counts = {torch.nn.Conv1d(4, 4, 3, dilation=d).weight.numel() for d in (1, 2, 8)}
-    got = [
-        _stack_support(3, [2**j for j in range(L)], causal=False) for L in range(1, 6)
-    ]
-    assert got == [3, 7, 15, 31, 63] and counts == {48}, (got, counts)
-    return f"receptive fields {got}; 48 weights whatever the dilation"
+    from alice_lab.conv import receptive_field
+
+    got, lib = [], []
+    for L in range(1, 6):
+        lo, hi, _ = conv_stack_support(3, [2**j for j in range(L)], causal=False)
+        got.append(hi - lo + 1)
+        lib.append(receptive_field([3] * L, dilations=[2**j for j in range(L)]))
+    assert got == lib == [3, 7, 15, 31, 63] and counts == {48}, (got, lib, counts)
+    return (
+        f"receptive fields of dilated alice_lab conv1d stacks {got} (gradient "
+        "support); 48 weights whatever the dilation"
+    )
 
 
 # =====================================================================================
