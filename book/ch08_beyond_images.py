@@ -495,6 +495,14 @@ verify("C8-14", "C8-16")
 s_ex = "This is perplexing!"
 ids = bpe.encode(s_ex)
 print(f"{len(s_ex)} characters -> {len(ids)} ids: {bpe.token_strings(ids)}")
+rng_num = np.random.default_rng(17)
+numbers = rng_num.zipf(1.5, 3000)  # a long-tailed background of numbers
+number_words = [str(n) for n in numbers[numbers < 10_000]]
+number_words += ["52"] * 300 + ["251"] * 200  # two common numbers; 2512 never occurs
+rng_num.shuffle(number_words)
+bpe_numbers = T.BPETokenizer.train(" ".join(number_words), 256 + 40)
+for s_num in (" 52", " 2512"):
+    print(f"{s_num!r} → {bpe_numbers.token_strings(bpe_numbers.encode(s_num))}")
 verify("C8-15", "C8-17")
 
 # %% [markdown]

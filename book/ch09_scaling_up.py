@@ -447,7 +447,9 @@ axes[0, -1].imshow(x_cm[:, :, 0], cmap="gray_r", vmin=0, vmax=1)
 axes[0, -1].set_title(f"cutmix {y_dig[0]}:{y_cm[y_dig[0]]:.2f}", fontsize=7)
 for a in axes.ravel():
     a.set_axis_off()
-fig.suptitle("augmentations of four digits (a flipped digit is no longer a digit)")
+fig.suptitle(
+    "F.9.2: augmentations of four digits (a flipped digit is no longer a digit)"
+)
 plt.show()
 
 # %% [markdown]

@@ -111,7 +111,8 @@ fig.suptitle("F.12.1: sets, sequences and images are graphs; their adjacency mat
 plt.show()
 
 # %% [markdown]
-# The same graph can be written as an edge list, an adjacency matrix or an
+# The same graph can be written (as the book's F.12.2 draws) as an edge list, an
+# adjacency matrix or an
 # $(n, |\mathcal{E}|)$ *incidence* matrix with a 1 at both ends of every edge. A graph
 # is undirected when every edge comes with its reverse, i.e. $\mathbf{A}^\top =
 # \mathbf{A}$. With the incidence matrix $\mathbf{B}$ one also has
@@ -869,7 +870,7 @@ verify("C12-26", "C12-27")
 # transpose, a $(2, m)$ `edge_index`. A mini-batch of graphs becomes one graph with
 # several components: features stacked, $\mathbf{A}$ block-diagonal, plus a *batch
 # vector* saying which graph each node belongs to (F.12.7). Pooling per graph is then a
-# scatter (segment) sum, which every framework provides: `np.add.at`, torch `index_add`,
+# scatter (segment) sum (F.12.8), which every framework provides: `np.add.at`, torch `index_add`,
 # `jax.ops.segment_sum`.
 
 # %%
@@ -1239,6 +1240,7 @@ nx.draw_networkx(
 axes[0].set_title(f"digit {yp[0]}: 16 patches, {Gp.number_of_edges()} edges")
 axes[1].imshow(Ap, cmap="Greys")
 axes[1].set_title("patch adjacency (16×16)")
+fig.suptitle("F.12.10: an image as a graph of patches")
 plt.show()
 verify("C12-41")
 
