@@ -1,15 +1,15 @@
 """A claim's check must be able to fail: break the library function it is about and
 the check must raise ``AssertionError``.
 
-For a sample of claims (at least one per chapter 2-13) a plausible wrong version of the
-function the claim is about replaces the right one (softmax-free cross-entropy that
-overflows, a VJP with its sign flipped, a convolution that flips its kernel, attention
-without the 1/√k scale, an online softmax that forgets to rescale, ...). The mutant is
-put in every place the check can look the function up: the library module that defines
-it, the packages that re-export it and any module that imported it by name (the claim
-modules, ``alice_lab.attention.multihead``, ...). Each case also runs the check
-unpatched, which must pass, and counts the mutant's calls, which must be non-zero, so
-a case cannot pass because the patch missed the check.
+For a sample of claims (at least one per chapter and appendix) a plausible wrong version
+of the function the claim is about replaces the right one (softmax-free cross-entropy
+that overflows, a VJP with its sign flipped, a convolution that flips its kernel,
+attention without the 1/√k scale, an online softmax that forgets to rescale, ...). The
+mutant is put in every place the check can look the function up: the library module that
+defines it, the packages that re-export it and any module that imported it by name (the
+claim modules, ``alice_lab.attention.multihead``, ...). Each case also runs the check
+unpatched, which must pass, and counts the mutant's calls, which must be non-zero, so a
+case cannot pass because the patch missed the check.
 """
 
 from __future__ import annotations
@@ -302,7 +302,46 @@ def _flipped_sigmoid(orig):
     return sigmoid
 
 
+def _columns_simplex(orig):
+    """The normalisation checked along the first axis instead of the last."""
+
+    def is_simplex(x, axis=-1, **kw):
+        return orig(x, axis=0, **kw)
+
+    return is_simplex
+
+
+def _bessel_by_default(orig):
+    """The unbiased 1/(n − 1) variance where maximum likelihood gives 1/n."""
+
+    def mle(x, ddof=0):
+        return orig(x, ddof=1)
+
+    return mle
+
+
+def _slope_without_log_error(orig):
+    """The slope fitted to the raw errors instead of their logarithm."""
+
+    def slope(ms, errors):
+        m = np.log(np.asarray(ms, dtype=float))
+        return float(np.polyfit(m, np.asarray(errors, dtype=float), 1)[0])
+
+    return slope
+
+
 MUTATIONS = [
+    Mutation("E1-01", "alice_lab.tensors", "is_simplex", _columns_simplex, "axis 0"),
+    Mutation(
+        "CA-24", "alice_lab.probability", "mle_gaussian", _bessel_by_default, "1/(n−1)"
+    ),
+    Mutation(
+        "EB-03",
+        "alice_lab.approximation",
+        "loglog_slope",
+        _slope_without_log_error,
+        "log forgotten on the error",
+    ),
     Mutation("C2-45", "alice_lab.testfuncs", "xsin2x", _wrong_frequency, "x sin x"),
     Mutation(
         "C2-58", "alice_lab.optim", "gradient_descent", _no_momentum, "momentum ignored"
@@ -542,4 +581,4 @@ def test_check_fails_on_mutant(m: Mutation, monkeypatch) -> None:
 
 def test_every_chapter_sampled() -> None:
     chapters = {claims.get(m.claim).chapter for m in MUTATIONS}
-    assert {str(c) for c in range(2, 14)} <= chapters, sorted(chapters)
+    assert {str(c) for c in range(1, 14)} | {"A", "B"} <= chapters, sorted(chapters)
