@@ -80,11 +80,10 @@ torch.manual_seed(0)
 # distribution $p(w) = (0.6, 0.3, 0.1)$: every entry is non-negative and they sum to 1,
 # so the vector lies in the **probability simplex**.
 #
-# ```{admonition} Erratum (EA-01, §A.1; book text lines 6863–6865)
-# :class: warning
-# The text says the entries "must be positive", but its own formula says
-# $p(w) \geq 0$, and that is the right condition: an outcome can have probability 0
-# (a lottery with no large wins, $(0.7, 0.3, 0)$, is a valid distribution).
+# ```{note}
+# **Remark (CA-26).** The prose says the entries "must be positive"; the formula beside
+# it, $p(w) \geq 0$, is the condition: an outcome can have probability 0 (a lottery with
+# no large wins, $(0.7, 0.3, 0)$).
 # ```
 
 # %%
@@ -104,7 +103,7 @@ print(
     "; log p of each outcome:",
     P.categorical_logpmf(np.eye(3), no_large),
 )
-verify("CA-01", "EA-01")
+verify("CA-01", "CA-26")
 
 # %% [markdown]
 # A second variable $r$ says whether the ticket is real ($r = 1$) or fake ($r = 2$).
@@ -507,10 +506,9 @@ kl_divergence.static_view(mus=[-2.0, 0.0, 2.0] if FAST else None)
 # the same distribution and independently of the others. Their joint density is then the
 # product $\prod_i f(x_i; s)$.
 #
-# ```{admonition} Erratum (EA-04, §A.6; book text lines 6971–6975)
-# :class: warning
-# The text expands i.i.d. as "identical and independently distributed"; the samples are
-# not identical, they are *identically* distributed (each has the same distribution).
+# ```{note}
+# **Remark (CA-27).** The book's "identical" samples are, as its parenthesis says,
+# *identically distributed*: each has the same distribution, and they are independent.
 # ```
 
 # %%
@@ -521,7 +519,7 @@ joint_ll = stats.multivariate_normal.logpdf(draws[0], np.ones(8), 4 * np.eye(8))
 sum_ll = float(P.log_likelihood(P.normal_logpdf, draws[0], 1.0, 4.0))
 print(f"joint log-density of one draw as an 8-D Gaussian N(1, 4I): {joint_ll:.6f}")
 print(f"sum of the 8 univariate log-densities:                     {sum_ll:.6f}")
-verify("EA-04")
+verify("CA-27")
 
 # %% [markdown]
 # Large products are "inconvenient": 1000 standard normal densities multiply to exactly
@@ -625,6 +623,7 @@ verify("CA-25")
 # * Maximum likelihood maximises a sum of log-densities; for the Bernoulli and the
 #   Gaussian the answers are the sample frequency, mean and (biased) variance.
 #
-# **What is not checked here.** All 25 claims of the appendix's digest (CA-01 to CA-25)
-# and its four errata (EA-01 to EA-04) are verified above; nothing is left out. The
+# **What is not checked here.** All 25 claims of the appendix's digest (CA-01 to CA-25),
+# two errata (EA-02, EA-03) and two remarks on loose wording (CA-26 "positive" entries,
+# CA-27 "identical" samples) are verified above; nothing is left out. The
 # appendix has no figures, code boxes or exercises; the plots above are added.

@@ -280,17 +280,17 @@ print(
 claims.verify("C1-03", "C1-04")
 
 # %% [markdown]
-# ```{admonition} Erratum (E1-01, §1; book text line 145)
-# :class: warning
-# The book says that for $\mathbf{X} \sim \Delta(n, c)$ "each row of $\mathbf{X}_i$" lies
-# in the simplex. It means each row of $\mathbf{X}$: $\mathbf{X}_i$ is already a single
-# row. The check below asserts the corrected reading.
+# ```{note}
+# **Remark (C1-11).** The example in the book reads "each row of $\mathbf{X}_i$ belongs
+# to the simplex". In the book's notation $\mathbf{X}_i$ is already a row, so read it
+# as: each row $\mathbf{X}_i$ of $\mathbf{X}$, which is what "normalised along the last
+# dimension" means and what the cell below shows.
 # ```
 
 # %%
 print("the row P_0 =", P[0].round(3), "is one vector of Δ(3): it sums to", P[0].sum())
 print("its entries, the only 'rows' it has, are each 1?", np.isclose(P[0], 1).tolist())
-claims.verify("E1-01")
+claims.verify("C1-11")
 
 # %% [markdown]
 # Differentiability is also why the book cannot feed characters or integers to a network

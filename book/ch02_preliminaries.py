@@ -292,14 +292,6 @@ verify("C2-11", "C2-12")
 #
 # the dot product of row $i$ of $\mathbf{X}$ with column $j$ of $\mathbf{Y}$.
 # `alice_lab.linalg.matmul_naive` is that definition written as three loops.
-#
-# ```{admonition} Erratum (E2-05, §2.1.2; book text line 332)
-# :class: warning
-# In the definition of matrix multiplication the book prints $\mathbf{X}\sim$ (a,b),
-# with the shape outside the math (so it renders as plain text). It should read
-# $\mathbf{X} \sim (a, b)$, like $\mathbf{Y} \sim (b, c)$: the letters are the sizes
-# that have to match.
-# ```
 
 # %%
 Xm, Ym = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
@@ -309,7 +301,7 @@ print(
     f"Z[1, 0] = {Z[1, 0]:.6f} = <row 1 of X, column 0 of Y> "
     f"= {float(linalg.inner(Xm[1], Ym[:, 0])):.6f}"
 )
-verify("C2-13", "E2-05")
+verify("C2-13", "C2-67")
 
 # %% [markdown]
 # A matrix times a vector, $\mathbf{z} = \mathbf{W}\mathbf{x}$, is the special case
@@ -364,12 +356,11 @@ verify("C2-16")
 # results, next to `scipy.linalg.expm` and the truncated series
 # `alice_lab.linalg.expm_series`.
 #
-# ```{admonition} Erratum (E2-02, §2.1.2, Box 2.2; book text lines 400–412)
-# :class: warning
-# The box assigns both results to the same name: `X = torch.exp(X)` and then
-# `X = torch.linalg.matrix_exp(X)`. The second line therefore takes the matrix
-# exponential of $\exp(\mathbf{X})$, not of the original $\mathbf{X}$. Keep the input and
-# give each result its own name (`E = torch.exp(X)`, `M = torch.linalg.matrix_exp(X)`).
+# ```{note}
+# **Remark (C2-65).** Each line of Box 2.2 is right. Because both results are assigned
+# to `X`, running the box in order takes the matrix exponential of $\exp(\mathbf{X})$;
+# to compare the two exponentials of the same matrix, give each result its own name (`E
+# = torch.exp(X)`, `M = torch.linalg.matrix_exp(X)`), as the cell does.
 # ```
 
 # %%
@@ -400,7 +391,7 @@ try:
     torch.linalg.matrix_exp(torch.randn(2, 3))
 except RuntimeError as err:
     print("a (2, 3) matrix has no matrix exponential:", str(err).splitlines()[0])
-verify("C2-17", "E2-02")
+verify("C2-17", "C2-65")
 
 # %% [markdown]
 # **Reductions** (sum, mean, max, …) collapse an axis. A sum written without limits,
@@ -594,13 +585,6 @@ verify("C2-26")
 # is left fits in a string, `'ijz,izk->ijk'` and `'ijk,ijk->'`, which `einsum` reads in
 # NumPy, PyTorch and JAX alike. `alice_lab.linalg.einsum_naive` interprets such a
 # string with plain loops, to show there is no magic in it.
-#
-# ```{admonition} Erratum (E2-03, §2.1.4, Boxes 2.4, 2.5; book text lines 510–566)
-# :class: warning
-# The einsum lines are printed with typographic quotes, `torch.einsum(’ijz,izk->ijk’, A, B)`.
-# Python does not accept `’` as a string delimiter, so copied as printed the line is a
-# syntax error; use ASCII quotes: `torch.einsum('ijz,izk->ijk', A, B)`.
-# ```
 
 # %%
 as_printed = "M = torch.einsum(\u2019ijz,izk->ijk\u2019, A, B)"
@@ -630,7 +614,7 @@ gdt_naive = float(linalg.einsum_naive("ijk,ijk->", A3, A3))
 print(
     f"GDT: einsum {np.einsum('ijk,ijk->', A3, A3):.10f}, einsum_naive {gdt_naive:.10f}"
 )
-verify("E2-03", "C2-27")
+verify("C2-66", "C2-27")
 
 # %% [markdown]
 # The book's JAX box differs from the PyTorch one only in the module name,

@@ -719,10 +719,10 @@ verify("C3-21")
 #
 # $$p(y \mid x) = \int p(y \mid f(x))\, p(f \mid \mathcal{S}_n)\, df \;\approx\; \frac1k \sum_{i=1}^k p(y \mid f_i(x)), \qquad f_i \sim p(f \mid \mathcal{S}_n).$$
 #
-# ```{admonition} Erratum (E3-02, §3.3, E.3.9; book text lines 1296–1298)
-# :class: warning
-# The integral in E.3.9 is printed without its measure: $\int_f p(y \mid f(x))\,p(f \mid \mathcal{S}_n)$.
-# It integrates over models, $\int \ldots \, df$; for the coin, $\int_0^1 \theta\,
+# ```{note}
+# **Remark (C3-27).** The book writes the predictive as $\int_f p(y \mid f(x))\,p(f \mid
+# \mathcal{S}_n)$, naming the variable of integration under the sign; written with its
+# measure it is $\int \ldots\, df$, and for the coin $\int_0^1 \theta\,
 # \mathrm{Beta}(\theta; 3, 2)\, d\theta = 0.6$.
 # ```
 #
@@ -747,7 +747,7 @@ by_quadrature = quad(lambda t: t * stats.beta.pdf(t, 3, 2), 0, 1)[0]
 print(f"MC, plain average:                            {mc_plain:.4f}")
 print(f"MC as printed in E.3.10:                      {mc_printed:.4f}")
 print(f"∫ θ Beta(θ; 3, 2) dθ by quadrature:           {by_quadrature:.4f}")
-verify("C3-20", "E3-01", "E3-02")
+verify("C3-20", "E3-01", "C3-27")
 
 # %% [markdown]
 # Closed-form posteriors exist only for special prior–likelihood pairs; otherwise one

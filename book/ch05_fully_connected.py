@@ -583,11 +583,10 @@ verify("C5-16")
 # shuffles them and builds the mini-batches. The box wraps 1000 random inputs of 3
 # features and their targets, with `batch_size=32`.
 #
-# ```{admonition} Erratum (E5-01, §5.3, Box 5.2; book text lines 2390–2392)
-# :class: warning
-# The comments of the box say that every mini-batch has shapes (32, 3) and (32, 1).
-# Since 1000 = 31 · 32 + 8, the last mini-batch of each epoch has shapes (8, 3) and
-# (8, 1), unless the loader is built with `drop_last=True`, which discards it.
+# ```{note}
+# **Remark (C5-38).** The comments of Box 5.2 give the shapes of a full mini-batch, (32,
+# 3) and (32, 1). Since 1000 = 31 · 32 + 8, the last mini-batch of each epoch is
+# smaller, (8, 3) and (8, 1), unless the loader is built with `drop_last=True`.
 # ```
 
 # %%
@@ -609,7 +608,7 @@ print(
         for Xb, _ in data.batches(np.zeros((1000, 3)), np.zeros(1000), 32, seed=0)
     ][-2:],
 )
-verify("C5-17", "E5-01", "C5-18")
+verify("C5-17", "C5-38", "C5-18")
 
 # %% [markdown]
 # How much does the batch size matter? We train the same small MLP on two moons with
@@ -797,11 +796,10 @@ verify("C5-20")
 # sigmoid is its smooth stand-in, and the **generalised sigmoid** $\sigma_a(s) =
 # \sigma(as)$ approaches the step as the slope $a$ grows.
 #
-# ```{admonition} Erratum (E5-03, §5.4; book text line 2442)
-# :class: warning
-# The book writes $\lim_{a\to\infty}\sigma_a(s) = \mathbb{I}_{s \ge 0}$. The limit is the
-# step for every $s \neq 0$, but at $s = 0$ the sigmoid is $1/2$ for every slope, so the
-# limit there is $1/2$, not $\mathbb{I}_{0 \ge 0} = 1$.
+# ```{note}
+# **Remark (C5-39).** $\sigma_a(s) \to \mathbb{I}_{s \ge 0}$ holds at every $s \neq 0$;
+# at $s = 0$ the sigmoid is $1/2$ for every slope, so the value of the step at 0 is a
+# matter of convention.
 # ```
 
 # %%
@@ -817,7 +815,7 @@ plt.show()
 print(
     "σ(a·0) for a = 1, 1e3, 1e9:", [float(act.sigmoid(0.0, a_)) for a_ in (1, 1e3, 1e9)]
 )
-verify("C5-21", "C5-22", "E5-03")
+verify("C5-21", "C5-22", "C5-39")
 
 # %% [markdown]
 # The hyperbolic tangent is a sigmoid rescaled to $(-1, 1)$.
@@ -1212,9 +1210,9 @@ print(f"test accuracy: {acc_np:.3f}")
 #   sparsity and cost more than in final accuracy.
 #
 # **Claims and errata.** 36 of the 37 claims of the chapter digest are registered and
-# verified above (C5-01 … C5-29, C5-31 … C5-37), together with three errata: E5-01
-# (the last mini-batch of Box 5.2), E5-02 ($\tanh(s) = 2\sigma(2s) - 1$) and E5-03 (the
-# sigmoid's limit at $s = 0$). Left out, with the reason:
+# verified above (C5-01 … C5-29, C5-31 … C5-37), together with one erratum, E5-02
+# ($\tanh(s) = 2\sigma(2s) - 1$), and two remarks: C5-38 (the last mini-batch of Box
+# 5.2) and C5-39 (the sigmoid's limit at $s = 0$). Left out, with the reason:
 #
 # * C5-30 ("Figure F.5.4 uses α = 0.1 for LeakyReLU") is a drawing choice stated in the
 #   caption, not a property of any computation; our Figure F.5.4 above draws the

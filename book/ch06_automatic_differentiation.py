@@ -472,9 +472,12 @@ verify("C6-15")
 # %% [markdown]
 # ```{admonition} Erratum (E6-01, §6.3; book text line 2900)
 # :class: warning
-# The book says the intermediate values "must be stored on disk". They are kept in
-# memory (on the GPU, in GPU memory): the tensors above are ordinary in-memory tensors
-# on the compute device. Memory, not disk, is the resource that checkpointing saves.
+# The book says that the intermediate values "must be stored on disk with a suitable
+# strategy", in a sentence about memory. By default they stay in memory (GPU memory on a
+# GPU): the tensors above are ordinary in-memory tensors on the compute device, and no
+# file is opened during the forward and backward passes. Offloading them to CPU memory
+# or disk is an option some frameworks offer (`torch.autograd.graph.save_on_cpu`), not
+# the rule; memory is what checkpointing saves.
 # ```
 
 # %%
@@ -633,17 +636,17 @@ print(
 verify("C6-16")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-02, §6.3, Figure F.6.1; book text line 2946)
-# :class: warning
-# The caption of panel (d) says "we complete the forward pass". After block 3 has
-# been recomputed in panel (c) it is the **backward** pass that completes (the events
-# above end with backward steps 3, 2, 1), as our panel (d) shows.
+# ```{note}
+# **Remark (C6-47).** The caption of panel (d) in the book reads "we complete the
+# forward pass". Once block 3 has been recomputed in panel (c), the steps that remain
+# are backward steps (the events above end with backward 3, 2, 1), so panel (d) most
+# likely shows the backward pass completing, as ours draws it.
 # ```
 
 # %%
 i_re = book.events.index(("recompute", 3))
 print("after recomputing block 3:", book.events[i_re + 1 :])
-verify("E6-02")
+verify("C6-47")
 
 # %% [markdown]
 # ## 6.4 Practical considerations
@@ -699,12 +702,11 @@ print(
 verify("C6-19", "C6-20")
 
 # %% [markdown]
-# ```{admonition} Erratum (E6-03, §6.4.1; book text lines 3006–3014)
-# :class: warning
-# The book builds the Jacobian from $\mathrm{vjp}(\mathbf{e}_1), \ldots,
-# \mathrm{vjp}(\mathbf{e}_n)$. The basis vectors are those of the **output** space: there
-# are $c'$ of them, one per row; a vector of the input's size is not a valid argument
-# of the VJP.
+# ```{note}
+# **Remark (C6-46).** The book builds the Jacobian "one row at a time" from
+# $\mathrm{vjp}(\mathbf{e}_1), \ldots, \mathrm{vjp}(\mathbf{e}_n)$; the basis vectors
+# are those of the output space, so $n$ there is $c'$, the number of outputs, as the
+# cell shows.
 # ```
 
 # %%
@@ -718,7 +720,7 @@ try:
     vjp_Wx(np.eye(5)[0])  # a basis vector of the input space, c = 5
 except ValueError as err:
     print("an input-sized e₁:", err)
-verify("E6-03")
+verify("C6-46")
 
 # %% [markdown]
 # The VJPs of a linear projection $f(\mathbf{x}, \mathbf{W}) = \mathbf{W}\mathbf{x}$,

@@ -255,10 +255,11 @@ verify("C7-15", "C7-16")
 # ```{admonition} Erratum (E7-02, §7.1.3, E.7.7; book text lines 3390–3410)
 # :class: warning
 # The text rearranges the weights into "an equivalent weight tensor $W$ of shape
-# $(s,s,c,c')$", but the index formula reads it as $W_{i',j',z,d}$: output channel
-# third, on an axis of size $c$. We keep $(s, s, c, c')$ (as JAX and TensorFlow do) and
-# index it $W_{i',j',d,z}$, as above. Chapter 8 follows the printed index order and
-# gives its 1-D kernel the shape $(s, c', c)$.
+# $(s,s,c,c')$", but E.7.7 indexes it $W_{i',j',z,d}$, with the output channel $z$
+# third, on an axis of size $c$. Shape and index disagree: either the shape is $(s, s,
+# c', c)$ (PyTorch's order, and the one Chapter 8 uses for its 1-D kernel, $(s, c',
+# c)$), or the index is $W_{i',j',d,z}$. We keep $(s, s, c, c')$, as JAX and TensorFlow
+# do, and index it $W_{i',j',d,z}$, as above.
 # ```
 
 # %%

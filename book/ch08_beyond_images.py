@@ -172,11 +172,6 @@ print(f"3 minutes of music: {S.num_samples(180, 44.1e3):,} samples")
 verify("C8-02", "C8-03", "C8-04")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-02, §8.1.1; book text line 3700)
-# :class: warning
-# The rate printed as "$44.1e^{3}$ Hz" is $44.1 \times 10^3$ Hz $= 44{,}100$ Hz, not
-# $44.1$ times Euler's number cubed (which would be about 886 Hz).
-# ```
 #
 # The two readings side by side, and what each means for one second of audio:
 
@@ -186,7 +181,7 @@ for name, rate in (("44.1 × 10³", 44.1e3), ("44.1 · e³", 44.1 * np.e**3)):
         f"{name:>10} Hz = {rate:9,.1f} samples per second: "
         f"{S.num_samples(1, rate):,} samples in one second"
     )
-verify("E8-02")
+verify("C8-53")
 
 # %% [markdown]
 # Text is a sequence too, once we decide how to cut it: characters, syllables, words.
@@ -580,11 +575,9 @@ verify("C8-21")
 # %% [markdown]
 # ```{admonition} Erratum (E8-07, §8.2.2, Box 8.2; book text lines 3880–3912)
 # :class: warning
-# The comments write a generic batch `(*, m)`, but `transpose(1, 2)` and `mean(2)`
-# count axes from the left, so the code needs exactly one batch axis, `x ~ (b, m)`.
-# Max-pooling by two gives $\lfloor m/2 \rfloor$, not $m/2$. The box also needs
-# `from torch import nn` and `from torch.nn.functional import relu, max_pool1d`, and
-# straight quotes around `'same'`.
+# The comments write a generic batch `(*, m)`, but `transpose(1, 2)` and `mean(2)` count
+# axes from the left, so the code needs exactly one batch axis, `x ~ (b, m)`: with two
+# batch axes it fails, as the cell below shows.
 # ```
 #
 # The box's steps on an odd length, $m = 11$, and on a batch with two batch axes:
@@ -1115,12 +1108,6 @@ print(
 verify("C8-47", "C8-48", "C8-49")
 
 # %% [markdown]
-# ```{admonition} Erratum (E8-11, §8.4.2; book text line 4250)
-# :class: warning
-# Beam search is described as "sampling" $k$ elements. Standard beam search *selects*
-# the top $k$ continuations, deterministically; stochastic beam search is a separate
-# variant.
-# ```
 #
 # Beam search run three times on the character model: the same beams, the same text.
 
@@ -1132,7 +1119,7 @@ print(
     f"{len(beam_runs)} distinct result(s):",
     [lm_tok.decode(list(r_)) for r_ in beam_runs],
 )
-verify("E8-11")
+verify("C8-54")
 
 # %% [markdown]
 # ### 8.4.3 Conditional modeling

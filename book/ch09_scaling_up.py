@@ -285,15 +285,19 @@ plt.show()
 verify("C9-12", "C9-13", "C9-14")
 
 # %% [markdown]
-# ```{admonition} Errata (E9-03, E9-04, E9-05, §9.2.1, lines 4373–4385)
+# ```{admonition} Errata (E9-03 and E9-05, §9.2.1; book text lines 4373–4385)
 # :class: warning
-# * Line 4373 writes $\lVert\mathbf{w}\rVert_1 = \sum_i |x_i|$: the sum runs over the
-#   weights, $\sum_i |w_i|$.
-# * Line 4377's "≈" hides a factor 2: the minimum of $\lVert\mathbf{a}\rVert^2 +
-#   \lVert\mathbf{b}\rVert^2$ over factorisations $\mathbf{a}\odot\mathbf{b} =
-#   \mathbf{w}$ is exactly $2\lVert\mathbf{w}\rVert_1$ (by AM–GM), absorbed into λ.
-# * Line 4385 says μ "depends proportionally" on λ. It goes the other way: a larger
-#   penalty corresponds to a **smaller** ball.
+# * E9-03: the book writes $\lVert\mathbf{w}\rVert_1 = \sum_i |x_i|$; the sum runs
+#   over the weights, $\sum_i |w_i|$.
+# * E9-05: the book says μ "depends proportionally" on λ. It goes the other way: a
+#   larger penalty corresponds to a **smaller** ball.
+# ```
+#
+# ```{note}
+# **Remark (C9-75).** The book's "≈" between the two problems means "almost
+# equivalent"; precisely, the minimum of $\lVert\mathbf{a}\rVert^2 +
+# \lVert\mathbf{b}\rVert^2$ over factorisations $\mathbf{a}\odot\mathbf{b} =
+# \mathbf{w}$ is $2\lVert\mathbf{w}\rVert_1$ (by AM–GM), a factor that λ absorbs.
 # ```
 
 # %%
@@ -314,7 +318,7 @@ print(
     "μ(λ) for λ = 1e-4, 1e-2, 1, 1e2:",
     np.round(np.interp([-4, -2, 0, 2], np.log10(lams), mus_ridge), 1),
 )
-verify("E9-03", "E9-04", "E9-05")
+verify("E9-03", "C9-75", "E9-05")
 
 # %% [markdown]
 # ### 9.2.2 Early stopping
@@ -358,10 +362,14 @@ print(f"best epoch {stopper.best_epoch}, stopped at {stopper.stopped_epoch}")
 verify("C9-15", "C9-16", "C9-17")
 
 # %% [markdown]
-# ```{admonition} Errata (E9-19 and E9-06, §9.2.2, lines 4389–4399)
+# ```{note}
+# **Remark (C9-78).** The book's practical stopping test watches the *change* of the
+# loss as a proxy for $\nabla L(\mathbf{w}_t) \approx 0$; the two can differ (a tiny
+# step leaves the loss still while the gradient is large).
+# ```
+#
+# ```{admonition} Erratum (E9-06, §9.2.2; book text lines 4397–4399)
 # :class: warning
-# * The text asks for $\nabla L(\mathbf{w}_t) \approx 0$ but tests the *change* of the
-#   loss; the two differ (a tiny step leaves the loss still while the gradient is large).
 # * The printed test stops when $a_t \le a_i$ for every $i = t-1, \dots, t-k$, i.e.
 #   when the current score is no better than each of the last $k$, and the weights are
 #   then rolled back to "the last epoch that showed improvement", said to be epoch
@@ -395,7 +403,7 @@ w_s = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
 (grad_s,) = torch.autograd.grad(w_s**2, w_s)
 change_s = ((w_s.detach() - 1e-7 * grad_s) ** 2 - 9.0) ** 2
 print(f"(ΔL)² = {change_s:.1e} ≤ ε = 1e-10 (test passed) while |∇L| = {grad_s:.0f}")
-verify("E9-19", "E9-06")
+verify("C9-78", "E9-06")
 
 # %% [markdown]
 # ### Explore: the early-stopping monitor
@@ -491,9 +499,12 @@ verify("C9-19", "C9-20", "C9-21", "C9-22", "C9-26", "C9-27", "C9-28")
 # %% [markdown]
 # ```{admonition} Erratum (E9-07, §9.2.3; book text line 4485)
 # :class: warning
-# The book mixes CutMix's labels "with a random coefficient λ". In the CutMix paper the
-# label weight is the **area fraction** of the pasted patch; `au.cutmix` uses that by
-# default (`lam="area"`) and offers the book's version as `lam="random"`.
+# The book pastes "a small patch of fixed shape" and mixes the labels "with a random
+# coefficient λ". In CutMix (Yun et al., 2019) $\lambda$ is random too, but it sets the
+# patch's area, and the labels are mixed by the two images' **area fractions**; with a
+# fixed patch and an independent $\lambda$ the label no longer matches the pixels.
+# `au.cutmix` uses the area by default (`lam="area"`) and offers the book's version as
+# `lam="random"`.
 # ```
 
 # %%
@@ -650,16 +661,18 @@ verify(
 )
 
 # %% [markdown]
-# ```{admonition} Errata (E9-08, E9-09, E9-10, §9.3.1, lines 4529–4651)
+# ```{note}
+# **Remark (C9-76), keep or drop?** In the text $p$ is the probability of *keeping* a
+# unit, while `torch.nn.Dropout(p)` takes the probability of *dropping* it: Box 9.2's
+# `nn.Dropout(0.3)` keeps 70% of the units (the book's $p = 0.7$). `alice_lab` spells
+# out `keep_prob=` and `drop_prob=`.
+# ```
+#
+# ```{admonition} Errata (E9-09 and E9-10, §9.3.1; book text lines 4551 and 4649)
 # :class: warning
-# * **Keep or drop?** In the text $p$ is the probability of *keeping* a unit, while
-#   `torch.nn.Dropout(p)` takes the probability of *dropping* it: Box 9.2's
-#   `nn.Dropout(0.3)` keeps 70% of the units (the book's $p = 0.7$). The same slip
-#   appears at line 4653, where a "low drop probability such as $p = 0.8$" is a keep
-#   probability. `alice_lab` spells out `keep_prob=` and `drop_prob=`.
-# * Line 4551: about a **fraction** $1 - p$ of the units is dropped, i.e.
+# * E9-09: about a **fraction** $1 - p$ of the units is dropped, i.e.
 #   $100(1 - p)$ percent, not "$(1-p)\%$".
-# * Box 9.3 prints `.mean(1)` on a line of its own, which Python rejects; it belongs
+# * E9-10: Box 9.3 prints `.mean(1)` on a line of its own, which Python rejects; it belongs
 #   to the line above, as in the cell above.
 # ```
 
@@ -682,7 +695,7 @@ except SyntaxError as err:
     print("Box 9.3 as printed:", type(err).__name__, "-", err.msg)
 compile("y = model(x[:, None, :].repeat(1, k, 1)).mean(1)", "Box 9.3", "exec")
 print("on one line it compiles")
-verify("E9-08", "E9-09", "E9-10")
+verify("C9-76", "E9-09", "E9-10")
 
 # %% [markdown]
 # Variants drop whole channels (**spatial dropout**), image patches (**cutout**) or
@@ -817,13 +830,16 @@ print(
 verify("C9-41", "C9-42", "C9-43", "C9-44", "C9-45", "C9-46", "C9-47", "C9-48")
 
 # %% [markdown]
-# ```{admonition} Errata (E9-12 and E9-20, §9.3.2, lines 4717 and 4729)
+# ```{admonition} Erratum (E9-12, §9.3.2; book text line 4717)
 # :class: warning
-# * After the affine step column $i$ has mean $\beta_i$ and variance $\alpha_i^2$ (the
-#   text says $\alpha_i$): above, $\alpha = (2, 0.5)$ gives variances $(4, 0.25)$.
-# * "The layer has no hyper-parameters": $\varepsilon$ and the momentum of the running
-#   averages are hyper-parameters, and $\varepsilon$ visibly matters on features with
-#   a small variance.
+# After the affine step column $i$ has mean $\beta_i$ and variance $\alpha_i^2$ (the
+# text says $\alpha_i$): above, $\alpha = (2, 0.5)$ gives variances $(4, 0.25)$.
+# ```
+#
+# ```{note}
+# **Remark (C9-79).** The book says the layer "has no hyper-parameters", counting
+# $\varepsilon$ as a safeguard against division by zero; it visibly matters on
+# features with a small variance, as the cell shows.
 # ```
 
 # %%
@@ -836,7 +852,7 @@ print(
 x_low = np.random.default_rng(9).normal(0, 0.01, (64, 1))  # a feature with std 0.01
 for eps in (0.0, 1e-5, 1e-3):
     print(f"ε = {eps:g}: output std {nz.batch_norm(x_low, eps=eps).std():.3f}")
-verify("E9-12", "E9-20")
+verify("E9-12", "C9-79")
 
 # %% [markdown]
 # **Inference.** In training mode an example's output depends on the other examples of
@@ -1158,13 +1174,17 @@ print(
 verify("C9-66", "C9-67", "C9-68")
 
 # %% [markdown]
-# ```{admonition} Errata (E9-16, E9-18, E9-17, §9.4.1, lines 4921–4947)
+# ```{note}
+# **Remark (C9-77).** ReLU's output is non-negative (the book's "always positive"), so
+# $h \ge x$, with equality wherever the pre-activation is negative (about half of the
+# entries here).
+# ```
+#
+# ```{admonition} Errata (E9-18 and E9-17, §9.4.1; book text lines 4927–4947)
 # :class: warning
-# * ReLU's output is **non-negative**, not "always positive": $h \ge x$, with equality
-#   wherever the pre-activation is negative (about half of the entries here).
-# * He et al.'s block also applies a ReLU **after** the sum; the formula in the text,
+# * E9-18: He et al.'s block also applies a ReLU **after** the sum; the formula in the text,
 #   without it, is closer to the later pre-activation designs.
-# * The block with a depthwise convolution and a 4× channel expansion is **ConvNeXt**
+# * E9-17: the block with a depthwise convolution and a 4× channel expansion is **ConvNeXt**
 #   (Liu et al., 2022, the paper cited); ResNeXt (Xie et al., 2017) is a bottleneck with
 #   grouped 3×3 convolutions and no expansion.
 # ```
@@ -1194,7 +1214,7 @@ print(
     f"ConvNeXt block: depthwise 7×7 (groups = {cnx.dw.groups}), channels 96 → "
     f"{cnx.up.out_features} → {cnx.down.out_features}, {type(cnx.norm).__name__}"
 )
-verify("E9-16", "E9-18", "E9-17")
+verify("C9-77", "E9-18", "E9-17")
 
 # %% [markdown]
 # ### 9.4.2 Additional perspectives on residual connections
@@ -1316,9 +1336,12 @@ assert all(0.0 <= a <= 1.0 for accs in results.values() for a in accs)
 # and C9.25 (Box 9.1's `torchvision.transforms.v2` pipeline: torchvision is not part of
 # the environment), C9.60 and C9.71 (degradation of deep plain networks and robustness
 # to deleting blocks: training experiments whose outcome depends on seeds; the gradient
-# figure of §9.4.1 shows the mechanism instead). Errata of the digest without a check:
-# the dangling references of lines 4357 ("Section ,": ridge regression, chapter 4) and
-# 4421 ("see Box )": Box 9.1) and the typo "weight decay in implemented" (line 5039).
-# Two items the digest lists as errata are not mistakes of the book: the decay "by a
-# small proportional factor λ" (line 4365) is informal and right (claim C9-74), and
-# RMSNorm without ε (line 4829) is its mathematical definition (a remark above).
+# figure of §9.4.1 shows the mechanism instead). Not checked: the typo "weight decay in
+# implemented" (line 5039), and two references whose numbers are lost in our plain-text
+# copy of the book (lines 4357 and 4421: ridge regression in chapter 4, Box 9.1), which
+# are artifacts of the conversion. Items the digest lists as errata that are not
+# mistakes of the book: the decay "by a small proportional factor λ" (line 4365) is
+# informal and right (claim C9-74), RMSNorm without ε (line 4829) is its mathematical
+# definition, and five loose wordings are remarks above (C9-75 to C9-79: the "≈" of
+# §9.2.1, the loss-change stopping test, the keep probability p against PyTorch's drop
+# probability, ReLU's "positive" output, and batch norm's ε).

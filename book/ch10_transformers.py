@@ -205,11 +205,10 @@ verify("C10-07")
 #
 # ```{admonition} Erratum (E10-01, §10.1.2; book text line 5108)
 # :class: warning
-# The book says each element of $\mathbf{x}_i^\top\mathbf{x}_j$ has variance
-# $\sigma^4$ and that after scaling the variance stays at $\sigma^2$. The dot product
-# has variance $e\sigma^4$, and after the $1/\sqrt{e}$ scaling it is $\sigma^4$: what
-# the scaling buys is independence from $e$. The two statements agree only for
-# $\sigma = 1$.
+# Each term $x_{ik}x_{jk}$ of the dot product has variance $\sigma^4$, as the book says,
+# so $\mathbf{x}_i^\top\mathbf{x}_j$ has variance $e\sigma^4$; after the $1/\sqrt{e}$
+# scaling it is $\sigma^4$, not the printed $\sigma^2$ (the two agree only for $\sigma =
+# 1$). What the scaling buys is independence from $e$.
 # ```
 #
 # Sampled dot products for two spreads σ: after scaling, the variance stays at σ⁴

@@ -480,10 +480,10 @@ print(
 )
 
 # %% [markdown]
-# ```{admonition} Erratum (E11-03, §11.2.1, Box 11.1; book text lines 5675–5685)
-# :class: warning
-# The box leaves out the $1/\sqrt{k}$ of scaled dot-product attention: it is
-# `scaled_dot_product_attention(..., scale=1)`. With $k = 16$ the two differ clearly;
+# ```{note}
+# **Remark (C11-39).** Box 11.1 is a naive implementation "for reference", used to count
+# time and memory, and it leaves out the $1/\sqrt{k}$ of scaled dot-product attention:
+# it is `scaled_dot_product_attention(..., scale=1)`. The scale changes neither cost;
 # the rest of the chapter (and every library default) uses the scaled form.
 # ```
 
@@ -495,7 +495,7 @@ for scale in (1.0, None):
         f"Box 11.1 − torch SDPA with scale = {scale or '1/√k (default)'}: "
         f"{np.abs(box_np - ref_b).max():.2e}"
     )
-verify("E11-03")
+verify("C11-39")
 
 # %% [markdown]
 # The score matrix has $n^2$ entries, each a dot product of length $k$, and multiplying

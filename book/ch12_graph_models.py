@@ -389,9 +389,9 @@ print(
 #
 # ```{admonition} Erratum (E12-05, §12.1.4; book text lines 6069–6073)
 # :class: warning
-# The objective is printed with $L(y_i, f(\mathbf{x}))$ summed over all $n$ points. Each
-# term uses its own input, $L(y_i, f(\mathbf{x}_i))$, and the sum runs over the
-# *labelled* points only; the regulariser covers all of them.
+# The objective is printed with $L(y_i, f(\mathbf{x}))$; each term uses its own input,
+# $L(y_i, f(\mathbf{x}_i))$. (In the semi-supervised use the book mentions, the loss
+# runs over the labelled points and the regulariser over all of them.)
 # ```
 #
 # In numbers: the similarity graph of E.12.3 on 80 random points, checked against SciPy's
@@ -1181,9 +1181,10 @@ verify("C12-38", "C12-39", "C12-40")
 #
 # ```{admonition} Erratum (E12-10, §12.3.3; book text line 6315)
 # :class: warning
-# Stacking the $k$ diagonals as rows gives a $(k, n)$ matrix, which cannot multiply
-# $\mathbf{W} \sim (k, c)$. Transpose first: $[\mathrm{diag}(\mathbf{R}), \dots,
-# \mathrm{diag}(\mathbf{R}^k)] \sim (n, k)$, times $\mathbf{W}$, gives $(n, c)$.
+# $\mathrm{Embedding}(\mathbf{A})$ is added to $\mathbf{X}$, so it needs one row per
+# node. Stacking the $k$ diagonals as rows gives a $(k, n)$ matrix; transpose it first,
+# $[\mathrm{diag}(\mathbf{R}), \dots, \mathrm{diag}(\mathbf{R}^k)] \sim (n, k)$, which
+# times $\mathbf{W} \sim (k, c)$ gives $(n, c)$.
 # ```
 
 # %%

@@ -331,7 +331,7 @@ def _slope_without_log_error(orig):
 
 
 MUTATIONS = [
-    Mutation("E1-01", "alice_lab.tensors", "is_simplex", _columns_simplex, "axis 0"),
+    Mutation("C1-11", "alice_lab.tensors", "is_simplex", _columns_simplex, "axis 0"),
     Mutation(
         "CA-24", "alice_lab.probability", "mle_gaussian", _bessel_by_default, "1/(n−1)"
     ),

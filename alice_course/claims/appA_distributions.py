@@ -48,16 +48,16 @@ def _ca_01() -> str:
 
 
 @claim(
-    "EA-01",
+    "CA-26",
     section="A.1",
     lines=(6863, 6865),
-    statement="The entries of a distribution must be non-negative (p(w) ≥ 0, as the "
-    "formula says), not strictly positive: a lottery without large wins, "
-    "(0.7, 0.3, 0), is a valid distribution, with finite log-probabilities of what "
-    "can happen; a negative entry is not.",
-    erratum="The elements of the probability distribution must be positive",
+    statement=(
+        "The entries of a distribution are non-negative, p(w) ≥ 0, as the "
+        "book's formula says: (0.7, 0.3, 0) is a valid distribution with finite"
+        " log-probabilities of what can happen; a negative entry is not."
+    ),
 )
-def _ea_01() -> str:
+def _ca_26() -> str:
     from scipy.stats import multinomial
 
     from alice_lab.probability import categorical_logpmf

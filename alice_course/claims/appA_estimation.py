@@ -145,15 +145,17 @@ def _ca_20() -> str:
 
 
 @claim(
-    "EA-04",
+    "CA-27",
     section="A.6",
     lines=(6971, 6975),
-    statement="i.i.d. means *identically* and independently distributed: every x_i has "
-    "the same distribution (the first and the last draw agree over many repetitions) "
-    "and the joint density is the product, i.e. a Gaussian with covariance σ²I.",
-    erratum="identical and independently distributed",
+    statement=(
+        "i.i.d. samples are identically distributed and independent: every x_i "
+        "has the same distribution (the first and the last draw agree over many"
+        " repetitions) and the joint density is the product, a Gaussian with "
+        "covariance σ²I."
+    ),
 )
-def _ea_04() -> str:
+def _ca_27() -> str:
     from scipy.stats import ks_2samp, multivariate_normal, norm
 
     from alice_lab.probability import log_likelihood, normal_logpdf

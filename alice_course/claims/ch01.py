@@ -124,14 +124,15 @@ def _c1_04() -> str:
 
 
 @claim(
-    "E1-01",
+    "C1-11",
     section="1",
     lines=(145, 145),
-    statement="For X ~ Δ(n, c) the normalisation runs along the last axis: each row of"
-    " X (not of X_i) sums to 1; the transpose generally does not.",
-    erratum="each row of X_i belongs to the simplex",
+    statement=(
+        "For X ~ Δ(n, c) the normalisation runs along the last axis: each row "
+        "X_i of X sums to 1; the transpose generally does not."
+    ),
 )
-def _e1_01() -> str:
+def _c1_11() -> str:
     from alice_lab.tensors import is_simplex
 
     rng = np.random.default_rng(2)

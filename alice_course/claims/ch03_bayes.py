@@ -99,16 +99,17 @@ def _e3_01() -> str:
 
 
 @claim(
-    "E3-02",
+    "C3-27",
     section="3.3",
     lines=(1296, 1298),
-    statement="The predictive is an integral over models, p(y | x) = ∫ p(y | f(x)) "
-    "p(f | S_n) df; with the measure df written out, quadrature over θ of "
-    "θ·Beta(θ; 3, 2) gives 0.6.",
+    statement=(
+        "The predictive E.3.9 averages over models, p(y | x) = ∫ p(y | f(x)) "
+        "p(f | S_n) df (the book's ∫_f names the variable of integration): for "
+        "the coin, ∫ θ·Beta(θ; 3, 2) dθ = 0.6 by quadrature."
+    ),
     equation="E.3.9",
-    erratum="p(y | x) = ∫_f p(y | f(x)) p(f | S_n)   (no df)",
 )
-def _e3_02() -> str:
+def _c3_27() -> str:
     from scipy.integrate import quad
     from scipy.stats import beta
 

@@ -337,21 +337,45 @@ def _c4_60() -> str:
 @claim(
     "E4-13",
     section="4.3.4",
-    lines=(2146, 2152),
-    statement="α is the allowed miscoverage: the true class is missing from the set "
-    "at most a fraction α of the time, so the coverage is at least 1 − α.",
-    erratum="α is called “a user-defined error” that the probability of finding the "
-    "class should be “higher than”, then the bound is written ≥ 1 − α",
+    lines=(2146, 2160),
+    statement=(
+        "Lowering γ only grows the set {i : f_i > γ} (γ = 0 takes every class),"
+        " so conformal prediction picks the largest γ whose sets still hold the"
+        " true class with probability ≥ 1 − α (E.4.23): α is the allowed "
+        "miscoverage, and that γ grows with α."
+    ),
+    erratum=(
+        "“select the minimum γ such that the probability of finding the correct"
+        " class y in the set is higher than a user-defined error α” and “an "
+        "inversely proportional relation between γ and α”"
+    ),
     equation="E.4.23",
 )
 def _e4_13() -> str:
     from alice_lab.calibration import conformal_threshold, coverage, prediction_sets
 
     Pc, yc, Pt, yt = _digits_split()
-    miss = {}
+    miss, gammas, sizes = {}, {}, {}
     for alpha in (0.05, 0.1, 0.2):
-        sets = prediction_sets(Pt, conformal_threshold(Pc, yc, alpha))
+        gammas[alpha] = conformal_threshold(Pc, yc, alpha)
+        sets = prediction_sets(Pt, gammas[alpha])
         miss[alpha] = 1 - float(coverage(sets, yt))
+        sizes[alpha] = float(np.mean(np.sum(sets, axis=1)))
         assert miss[alpha] <= alpha + 0.03, (alpha, miss[alpha])
+    # the printed "minimum γ" meeting the bound is γ = 0: every class, every time
+    everything = float(np.mean(np.sum(prediction_sets(Pc, 0.0), axis=1)))
+    assert everything == Pc.shape[1] and max(sizes.values()) < everything / 3, sizes
+    # the chosen γ is the largest the calibration scores allow: the next score up
+    # would leave out more true classes than α allows
+    true_scores = np.sort(Pc[np.arange(len(yc)), yc])
+    k = int(np.floor((len(yc) + 1) * 0.1))
+    assert gammas[0.1] == true_scores[k - 1] < true_scores[k], (gammas[0.1], k)
+    # γ grows with α (not "inversely")
+    g = [gammas[a] for a in (0.05, 0.1, 0.2)]
+    assert g[0] <= g[1] <= g[2] and g[0] < g[2], g
     shown = ", ".join(f"{v:.3f} at α = {a}" for a, v in miss.items())
-    return f"miscoverage {shown} (each ≤ α + 0.03, the sampling error of 449 examples)"
+    return (
+        f"miscoverage {shown} (each ≤ α + 0.03); γ = "
+        + ", ".join(f"{v:.3g}" for v in g)
+        + f" grows with α; mean set size {sizes[0.1]:.2f} vs {everything:.0f} at γ = 0"
+    )

@@ -442,16 +442,16 @@ def _c4_43() -> str:
 
 
 @claim(
-    "E4-08",
+    "C4-63",
     section="4.3.1",
     lines=(1914, 1924),
-    statement="In the binary cross-entropy −y log ŷ − (1 − y) log(1 − ŷ) the first "
-    "term is the loss for class 1 and the second the loss for class 0 (the labels are "
-    "{0, 1}).",
-    erratum="the second term is annotated “Loss for class 2”",
+    statement=(
+        "In the binary cross-entropy −y log ŷ − (1 − y) log(1 − ŷ) the first "
+        "term is the loss when y = 1 and the second when y = 0."
+    ),
     equation="E.4.19",
 )
-def _e4_08() -> str:
+def _c4_63() -> str:
     from alice_lab.losses import binary_cross_entropy
 
     p = np.linspace(0.01, 0.99, 99)
@@ -613,14 +613,16 @@ def _c4_48() -> str:
 
 
 @claim(
-    "E4-09",
+    "C4-64",
     section="4.3.2",
     lines=(2000, 2010),
-    statement="logsumexp(p) = logsumexp(p − c) + c holds for every real c, negative "
-    "ones included; with c = max p the largest shifted logit is exactly 0.",
-    erratum="the invariance is stated “for a given scalar c ≥ 0”",
+    statement=(
+        "logsumexp(p) = logsumexp(p − c) + c holds for every real c (the book "
+        "states it for c ≥ 0); with c = max p, which may be negative, the "
+        "largest shifted logit is exactly 0."
+    ),
 )
-def _e4_09() -> str:
+def _c4_64() -> str:
     import scipy.special as sp
 
     from alice_lab.functional import logsumexp

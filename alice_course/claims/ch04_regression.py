@@ -214,15 +214,16 @@ def _c4_05() -> str:
 
 
 @claim(
-    "E4-01",
+    "C4-62",
     section="4.1.2",
     lines=(1372, 1374),
-    statement="With c input features the graph of f(x) = wᵀx + b is a line for c = 1, "
-    "a plane for c = 2 and a hyperplane for c > 2: an affine set of dimension c.",
-    erratum="“a line for d = 1, a plane for d = 2, and a generic hyperplane for d > "
-    "1” (the symbol is c, and a hyperplane is the case c > 2)",
+    statement=(
+        "With c input features the graph of f(x) = wᵀx + b is a flat set of "
+        "dimension c in R^(c+1): a line for c = 1, a plane for c = 2, a "
+        "hyperplane in general."
+    ),
 )
-def _e4_01() -> str:
+def _c4_62() -> str:
     from alice_lab.linear import linear_model
 
     dims = {}
@@ -727,9 +728,11 @@ def _c4_24() -> str:
     "E4-05",
     section="4.1.5",
     lines=(1576, 1582),
-    statement="w* = (XᵀX + λI)⁻¹Xᵀy minimises ½‖y − Xw‖² + (λ/2)‖w‖²; the printed "
-    "objective (2/n)‖y − Xw‖² + (λ/2)‖w‖² has a different minimiser, (XᵀX + "
-    "(nλ/4)I)⁻¹Xᵀy.",
+    statement=(
+        "w* = (XᵀX + λI)⁻¹Xᵀy minimises ½‖y − Xw‖² + (λ/2)‖w‖²; with the "
+        "printed constants, (2/n)‖y − Xw‖² + (λ/2)‖w‖², the same λ gives "
+        "another minimiser, (XᵀX + (nλ/4)I)⁻¹Xᵀy."
+    ),
     erratum="LS-Reg(w) = (2/n)‖y − Xw‖² + (λ/2)‖w‖² as the problem solved by line 1568",
 )
 def _e4_05() -> str:

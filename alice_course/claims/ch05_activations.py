@@ -96,14 +96,15 @@ def _c5_22() -> str:
 
 
 @claim(
-    "E5-03",
+    "C5-39",
     section="5.4",
     lines=(2442, 2442),
-    statement="At s = 0 the generalised sigmoid is 1/2 for every slope, so its limit "
-    "there is 1/2: σ(as) → 𝕀[s ≥ 0] holds for s ≠ 0 only.",
-    erratum="lim_{a→∞} σ_a(s) = 𝕀[s ≥ 0] for all s (which would be 1 at s = 0)",
+    statement=(
+        "σ(as) tends to the step 𝕀[s ≥ 0] as a → ∞ at every s ≠ 0; at s = 0 it "
+        "is 1/2 for every slope, so the step's value at 0 is a convention."
+    ),
 )
-def _e5_03() -> str:
+def _c5_39() -> str:
     import torch
 
     from alice_lab.activations import sigmoid

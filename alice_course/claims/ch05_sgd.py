@@ -146,17 +146,17 @@ def _c5_17() -> str:
 
 
 @claim(
-    "E5-01",
+    "C5-38",
     section="5.3",
     equation="Box 5.2",
     lines=(2390, 2392),
-    statement="Box 5.2's comments hold for all mini-batches but the last: with 1000 "
-    "examples and batch_size=32 the last one is (8, 3) and (8, 1), unless "
-    "drop_last=True drops it.",
-    erratum="the comments say xb has shape (32, 3) and yb (32, 1) for every "
-    "mini-batch of the epoch",
+    statement=(
+        "Box 5.2's comments give the shapes of a full mini-batch: with 1000 "
+        "examples and batch_size=32 the last one is (8, 3) and (8, 1), unless "
+        "drop_last=True drops it."
+    ),
 )
-def _e5_01() -> str:
+def _c5_38() -> str:
     from alice_lab.data import batches
 
     last = [(tuple(xb.shape), tuple(yb.shape)) for xb, yb in _box_5_2_loader()][-1]

@@ -3,6 +3,9 @@ differentiation, gradient checkpointing (book lines 2746-2950)."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import numpy as np
 
 from alice_course.claims import claim
@@ -260,8 +263,12 @@ def _c6_15() -> str:
     section="6.3",
     lines=(2900, 2900),
     erratum="intermediate values 'must be stored on disk'",
-    statement="Reverse mode stores the intermediate values in (device) memory, not on "
-    "disk: the frameworks save them as in-memory tensors on the compute device.",
+    statement=(
+        "Reverse mode keeps the intermediate values in (device) memory: PyTorch"
+        " saves them as ordinary tensors on the compute device and opens no "
+        "file during the forward or the backward pass; offloading to disk is an"
+        " option, not the rule."
+    ),
 )
 def _e6_01() -> str:
     import torch
@@ -274,14 +281,45 @@ def _e6_01() -> str:
         return t
 
     x = torch.randn(8, 8, requires_grad=True)
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        torch.tanh(torch.tanh(x) @ x).sum()
+    torch.tanh(torch.tanh(x) @ x).sum().backward()  # lazy imports happen here, once
+    with (
+        _file_opens() as opened,
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t),
+    ):
+        torch.tanh(torch.tanh(x) @ x).sum().backward()
     assert devices <= {"cpu", "cuda"} and kinds <= {"Tensor", "Parameter"}, (
         devices,
         kinds,
     )
     assert devices, "nothing was saved"
-    return f"saved for backward: {sorted(kinds)} on {sorted(devices)} memory"
+    assert not opened, f"files opened during forward and backward: {opened}"
+    return (
+        f"saved for backward: {sorted(kinds)} on {sorted(devices)} memory; "
+        "no file opened during forward and backward"
+    )
+
+
+_OPENS: list[list[str]] | None = None
+
+
+@contextlib.contextmanager
+def _file_opens():
+    """Record every file the interpreter opens inside the block (Python's ``open``
+    audit event, which also sees ``os.open`` and C extensions that go through it)."""
+    global _OPENS
+    if _OPENS is None:
+        _OPENS = []
+
+        def hook(event: str, args: tuple) -> None:
+            if event == "open" and _OPENS:
+                _OPENS[-1].append(str(args[0]))
+
+        sys.addaudithook(hook)  # an audit hook cannot be removed: install it once
+    _OPENS.append([])
+    try:
+        yield _OPENS[-1]
+    finally:
+        _OPENS.pop()
 
 
 @claim(
@@ -341,15 +379,16 @@ def _c6_16() -> str:
 
 
 @claim(
-    "E6-02",
+    "C6-47",
     section="6.3",
     lines=(2946, 2946),
     equation="Figure F.6.1",
-    erratum="panel (d): 'We complete the forward pass'",
-    statement="After the recomputation of panel (c) what is completed is the backward "
-    "pass: once block 3 is rematerialised, only backward steps remain.",
+    statement=(
+        "After block 3 is recomputed (panel (c) of Figure F.6.1) only backward "
+        "steps remain: what panel (d) completes is the backward pass."
+    ),
 )
-def _e6_02() -> str:
+def _c6_47() -> str:
     from alice_lab.autodiff.checkpoint import checkpointed_gradients
 
     r = _rng(17)

@@ -181,15 +181,16 @@ def _c6_20() -> str:
 
 
 @claim(
-    "E6-03",
+    "C6-46",
     section="6.4.1",
     lines=(3006, 3014),
-    erratum="the Jacobian's rows are vjp(e₁), …, vjp(eₙ)",
-    statement="The rows of ∂_x f are the VJPs of the c′ basis vectors of the output "
-    "space (one per output, not one per input): for c′ = 3 ≠ c = 5 three calls build "
-    "it, and an input-sized vector is not a valid cotangent.",
+    statement=(
+        "The rows of ∂_x f are the VJPs of the c′ basis vectors of the output "
+        "space: for c′ = 3 ≠ c = 5 three calls build it, and an input-sized "
+        "vector is not a valid cotangent."
+    ),
 )
-def _e6_03() -> str:
+def _c6_46() -> str:
     from alice_lab.autodiff import vjp
 
     y, vjp_fn = vjp(lambda x: _W @ x, _x)

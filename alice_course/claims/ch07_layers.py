@@ -631,10 +631,13 @@ def _e7_01() -> str:
     section="7.1.3",
     lines=(3390, 3410),
     equation="E.7.7",
-    statement="The weight tensor announced as W ~ (s, s, c, c') must be indexed "
-    "W[i', j', d, z] (input channel d, then output channel z) in E.7.7; the printed "
-    "W_{i',j',z,d} puts the output channel third, an axis of size c. Chapter 8 follows "
-    "the printed index order and writes its 1-D weight as (s, c', c) (line 3730).",
+    statement=(
+        "The shape W ~ (s, s, c, c') and the index W_{i',j',z,d} of E.7.7 "
+        "disagree (the index puts the output channel third, an axis of size c):"
+        " either the shape is (s, s, c', c), as Chapter 8's (s, c', c) reads "
+        "it, or the index is W_{i',j',d,z}; we keep the shape and index W[i', "
+        "j', d, z]."
+    ),
     erratum="“an equivalent weight tensor W of shape (s,s,c,c′)” (line 3390), "
     "indexed W_{i′,j′,z,d} in E.7.7 (line 3410)",
 )

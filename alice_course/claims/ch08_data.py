@@ -284,14 +284,15 @@ def _e8_01() -> str:
 
 
 @claim(
-    "E8-02",
+    "C8-53",
     section="8.1.1",
     lines=3700,
-    statement="CD audio is sampled at 44.1 × 10³ Hz = 44,100 Hz (the printed "
-    "44.1e^{3} is not Euler's number cubed).",
-    erratum="“44.1e^{3} Hz”",
+    statement=(
+        "CD audio is sampled at 44.1 kHz = 44.1 × 10³ Hz = 44,100 samples per "
+        "second (the book's 44.1e^3 is e-notation, as its own '44.1 kHz' says)."
+    ),
 )
-def _e8_02() -> str:
+def _c8_53() -> str:
     rate = 44.1e3
     wrong = 44.1 * np.e**3
     assert rate == 44_100 and abs(wrong - 885.8) < 0.1

@@ -328,14 +328,16 @@ def _e8_10() -> str:
 
 
 @claim(
-    "E8-11",
+    "C8-54",
     section="8.4.2",
     lines=4250,
-    statement="Beam search *selects* the top-k continuations deterministically (it "
-    "does not sample them): repeated runs give the same beams.",
-    erratum="“we sample k different elements”",
+    statement=(
+        "Beam search keeps the top-k continuations at each step (the book's "
+        "'sample' means pick): it is deterministic, repeated runs give the same"
+        " beams."
+    ),
 )
-def _e8_11() -> str:
+def _c8_54() -> str:
     from alice_lab.sequence import beam_search
 
     m = table_model(5, 2, 11)

@@ -567,10 +567,12 @@ def _e8_06() -> str:
     section="8.2.2",
     equation="Box 8.2",
     lines=(3880, 3912),
-    statement="Box 8.2 needs exactly one batch axis, x ~ (b, m) (transpose(1, 2) and "
-    "mean(2) are positional), and max-pooling by 2 gives ⌊m/2⌋; it also needs "
-    "`from torch import nn` and `from torch.nn.functional import relu, max_pool1d`.",
-    erratum="comments with a generic batch (*, m) and length m/2",
+    statement=(
+        "Box 8.2 needs exactly one batch axis, x ~ (b, m): transpose(1, 2) and "
+        "mean(2) count axes from the left, so the generic (*, m) of its "
+        "comments fails with two batch axes."
+    ),
+    erratum="comments with a generic batch (*, m)",
 )
 def _e8_07() -> str:
     import torch

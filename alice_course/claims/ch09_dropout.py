@@ -247,16 +247,16 @@ def _e9_10() -> str:
 
 
 @claim(
-    "E9-08",
+    "C9-76",
     section="9.3.1",
     lines=(4529, 4585),
-    erratum="p is the keep probability in the text, while Box 9.2's nn.Dropout(0.3) "
-    "takes a drop probability",
-    statement="torch.nn.Dropout(p) drops with probability p: Box 9.2's Dropout(0.3) "
-    "keeps 70% of the units, i.e. the book's p = 0.7 (alice_lab spells out "
-    "keep_prob= / drop_prob=).",
+    statement=(
+        "The book's p is the keep probability, while torch.nn.Dropout(p) drops "
+        "with probability p: Box 9.2's Dropout(0.3) keeps 70% of the units, the"
+        " book's p = 0.7."
+    ),
 )
-def _e9_08() -> str:
+def _c9_76() -> str:
     import torch
 
     from alice_lab.regularization import dropout

@@ -294,14 +294,15 @@ def _e9_13() -> str:
 
 
 @claim(
-    "E9-20",
+    "C9-79",
     section="9.3.2",
     lines=(4729, 4729),
-    erratum="the layer has no hyper-parameters",
-    statement="ε (and the running-average momentum) are hyper-parameters: on a "
-    "low-variance feature ε changes the output scale.",
+    statement=(
+        "Batch norm's ε, the small term against division by zero, matters on a "
+        "low-variance feature: it changes the output scale."
+    ),
 )
-def _e9_20() -> str:
+def _c9_79() -> str:
     import torch
 
     X = _t(_rng(9).normal(0, 0.01, (64, 1)))

@@ -386,14 +386,15 @@ def _e9_03() -> str:
 
 
 @claim(
-    "E9-04",
+    "C9-75",
     section="9.2.1",
     lines=(4377, 4377),
-    erratum="‖w‖₁ ≈ ‖a‖² + ‖b‖² (a factor 2 is hidden in the ≈)",
-    statement="min over a⊙b = w of ‖a‖² + ‖b‖² is exactly 2‖w‖₁ (AM-GM); the 2 is "
-    "absorbed into λ.",
+    statement=(
+        "min over a⊙b = w of ‖a‖² + ‖b‖² is exactly 2‖w‖₁ (AM-GM): the book's ≈"
+        " ('almost equivalent' problems) hides a factor 2 that λ absorbs."
+    ),
 )
-def _e9_04() -> str:
+def _c9_75() -> str:
     from scipy.optimize import minimize_scalar
 
     w = 1.7
@@ -448,14 +449,16 @@ def _c9_15() -> str:
 
 
 @claim(
-    "E9-19",
+    "C9-78",
     section="9.2.2",
     lines=(4389, 4391),
-    erratum="asks for ∇L(w_t) ≈ 0 but tests the change of the loss",
-    statement="A small loss change is not a small gradient: with a tiny step the loss "
-    "barely moves while ‖∇L‖ is large, so the two stopping tests differ.",
+    statement=(
+        "The loss-change test is a proxy for ∇L ≈ 0: with a tiny step the loss "
+        "barely moves while ‖∇L‖ is large, so it can stop far from a stationary"
+        " point."
+    ),
 )
-def _e9_19() -> str:
+def _c9_78() -> str:
     import torch
 
     w = torch.tensor([3.0], dtype=torch.float64, requires_grad=True)
@@ -713,9 +716,16 @@ def _c9_28() -> str:
     "E9-07",
     section="9.2.3",
     lines=(4485, 4485),
-    erratum="CutMix labels use a random coefficient λ",
-    statement="In CutMix (Yun et al., 2019) the label weight of x₁ is the area "
-    "fraction of the pasted patch.",
+    erratum=(
+        "a patch of fixed shape (e.g., 32×32), with the labels mixed by a "
+        "random coefficient λ"
+    ),
+    statement=(
+        "In CutMix (Yun et al., 2019) λ is random but it sets the area of the "
+        "pasted patch, and the label weights are the two images' area "
+        "fractions; a fixed-shape patch with an independent random λ mixes "
+        "labels that do not match the pixels."
+    ),
 )
 def _e9_07() -> str:
     from alice_lab.augmentation import cutmix

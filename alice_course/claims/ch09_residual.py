@@ -178,14 +178,15 @@ def _c9_66() -> str:
 
 
 @claim(
-    "E9-16",
+    "C9-77",
     section="9.4.1",
     lines=(4921, 4921),
-    erratum="the output of ReLU is always positive",
-    statement="ReLU's output is non-negative (zero on negative inputs), so h ≥ x with "
-    "equality wherever the pre-activation is negative.",
+    statement=(
+        "ReLU's output is non-negative (zero on negative inputs), so h ≥ x, "
+        "with equality wherever the pre-activation is negative."
+    ),
 )
-def _e9_16() -> str:
+def _c9_77() -> str:
     import torch
 
     from alice_lab.residual import NaiveResBlock

@@ -221,8 +221,7 @@ def _c10_07() -> str:
     statement="For x_i, x_j ~ N(0, σ²I) in e dimensions, var(x_iᵀx_j) = eσ⁴ and "
     "var(x_iᵀx_j/√e) = σ⁴: the scaling makes the variance independent of e (it "
     "equals σ² only when σ = 1).",
-    erratum="each element of x_iᵀx_j has variance σ⁴, and after scaling the variance "
-    "stays bounded at σ²",
+    erratum="after scaling the variance “remains bounded at σ²”",
 )
 def _e10_01() -> str:
     r = _rng(8)

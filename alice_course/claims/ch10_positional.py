@@ -411,8 +411,7 @@ def _c10_37() -> str:
     statement="The frequencies decrease geometrically. ω_i = 10000^(−i/e) spans 1 to "
     "1/10000 only when i runs to e (e + 1 sines); with the e/2 sine-cosine pairs the "
     "standard exponent is 2i/e, i < e/2, which ends at 10000^(−(e−2)/e).",
-    erratum="ω_i = 1/10000^(i/e) varies from ω_0 = 1 to ω_e = 1/10000 (for the "
-    "sine-cosine table of e entries)",
+    erratum="ω_i = 1/10000^(i/e) “varies from ω_0 = 1 to ω_e = 1/10000”",
 )
 def _e10_04() -> str:
     from alice_lab.attention import frequencies

@@ -461,15 +461,17 @@ def _c11_16() -> str:
 
 
 @claim(
-    "E11-03",
+    "C11-39",
     section="11.2.1",
     equation="Box 11.1",
     lines=(5675, 5685),
-    statement="Box 11.1's self_attention omits the 1/√k of scaled dot-product "
-    "attention: it equals torch's SDPA with scale = 1, not the default 1/√k.",
-    erratum="return nn.softmax(Q @ K.T) @ V",
+    statement=(
+        "Box 11.1's naive self_attention, kept simple for counting time and "
+        "memory, leaves out the 1/√k of scaled dot-product attention: it equals"
+        " torch's SDPA with scale = 1, not the default 1/√k."
+    ),
 )
-def _e11_03() -> str:
+def _c11_39() -> str:
     from alice_lab.attention import naive_attention
 
     Q, K, V = _qkv(13, d=16)

@@ -836,9 +836,11 @@ def _e12_09() -> str:
     "E12-10",
     section="12.3.3",
     lines=(6315, 6315),
-    statement="The random-walk embedding stacks diag(R^t) as columns, (n, k), before "
-    "multiplying by W ~ (k, c) to get (n, c); stacked as rows, (k, n), it must be "
-    "transposed first.",
+    statement=(
+        "Embedding(A) is added to X, so it needs n rows: the k diagonals "
+        "diag(R^t) stacked as rows, (k, n), must be transposed to (n, k) before"
+        " multiplying by W ~ (k, c)."
+    ),
     erratum="the diagonals stacked as rows, (k, n), multiplied by W directly",
 )
 def _e12_10() -> str:

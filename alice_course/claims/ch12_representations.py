@@ -538,8 +538,11 @@ def _e12_04() -> str:
     "E12-05",
     section="12.1.4",
     lines=(6069, 6073),
-    statement="The objective is Σ_{i labelled} L(y_i, f(x_i)) + λ fᵀLf: each loss term "
-    "uses its own input x_i, and only labelled points enter it.",
+    statement=(
+        "The objective is Σ_i L(y_i, f(x_i)) + λ fᵀLf: each loss term uses its "
+        "own input x_i (in the semi-supervised use, the loss runs over the "
+        "labelled points and the regulariser over all of them)."
+    ),
     erratum="L(y_i, f(x)) summed over i = 1..n",
 )
 def _e12_05() -> str:

@@ -154,7 +154,7 @@ def mc_predictive(lik_fn: Callable[[Any], Any], posterior_samples: Any) -> Any:
     already in how the samples were drawn.
 
     The book's E.3.10 multiplies each term by :math:`p(f_i \mid S_n)` as well, which
-    counts the posterior twice (erratum; see claim E3-02).
+    counts the posterior twice (erratum; see claim E3-01).
 
     lik_fn : maps the (k, ...) samples to (k, ...) likelihoods :math:`p(y \mid f_i(x))`;
     posterior_samples : (k, ...) -> (...).
