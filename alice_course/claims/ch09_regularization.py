@@ -380,9 +380,16 @@ def _c9_74() -> str:
 def _e9_03() -> str:
     from alice_lab.regularization import l1_penalty
 
-    w = _rng(3).normal(size=7)
+    r = _rng(3)
+    w, x = r.normal(size=7), r.normal(size=7)
     assert abs(float(l1_penalty(w)) - np.linalg.norm(w, 1)) < 1e-14
-    return "l1_penalty(w) = numpy.linalg.norm(w, 1)"
+    printed = float(np.abs(x).sum())  # Σᵢ |xᵢ|: the same for every w
+    assert abs(printed - float(l1_penalty(w))) > 0.1
+    assert float(l1_penalty(2 * w)) == 2 * float(l1_penalty(w))  # it depends on w
+    return (
+        f"l1_penalty(w) = numpy.linalg.norm(w, 1) = {float(l1_penalty(w)):.3f}; "
+        f"Σ|xᵢ| = {printed:.3f} does not depend on w"
+    )
 
 
 @claim(

@@ -754,7 +754,11 @@ def _e12_06() -> str:
     G = nx.from_numpy_array(A)
     field = set(nx.single_source_shortest_path_length(G, 0, cutoff=2))
     assert field <= set(G.nodes) and len(field) > 1
-    return f"karate: the 2-hop field of node 0 is a set of {len(field)} of the 34 nodes"
+    assert frozenset(field) not in set(G.nodes)  # the printed T ∈ V: not an element
+    return (
+        f"karate: the 2-hop field of node 0 is a subset of {len(field)} of the 34 "
+        "nodes, not one of them"
+    )
 
 
 @claim(

@@ -558,4 +558,14 @@ def _e12_05() -> str:
     want = float(torch.nn.functional.cross_entropy(torch.tensor(logits[:3]),
                                                    torch.tensor(y[:3])))  # fmt: skip
     assert abs(got - want) < 1e-12
-    return f"λ = 0 loss = torch cross-entropy on the 3 labelled nodes ({got:.4f})"
+    # the printed L(y_i, f(x)) scores every label against one output
+    one_output = float(
+        torch.nn.functional.cross_entropy(
+            torch.tensor(np.repeat(logits[:1], 3, axis=0)), torch.tensor(y[:3])
+        )
+    )
+    assert abs(got - one_output) > 0.1, (got, one_output)
+    return (
+        f"λ = 0 loss = torch cross-entropy of each labelled node's own output "
+        f"({got:.4f}); one output f(x) for all: {one_output:.4f}"
+    )
