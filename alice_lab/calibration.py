@@ -203,7 +203,7 @@ def expected_calibration_error(probs: Any, labels: Any, n_bins: int = 10) -> Any
     -------
     0-d array in the namespace of ``probs``.
 
-    Book: §4.3.4, eq. ``ece`` (lines 2106-2116).
+    Book: §4.3.4, E.4.21 (lines 2106-2116).
 
     >>> p = np.tile([0.2, 0.8], (5, 1))  # always 0.8 sure, always right
     >>> round(float(expected_calibration_error(p, np.ones(5, dtype=int))), 12)
@@ -359,7 +359,7 @@ def prediction_sets(probs: Any, gamma: float) -> Any:
     (n, m) boolean mask. With :math:`\gamma = 0` every class with non-zero probability
     is in the set.
 
-    Book: §4.3.4, eq. ``support_set`` (lines 2124-2130), Figure F.4.6.
+    Book: §4.3.4, E.4.22 (lines 2124-2130), Figure F.4.6.
 
     >>> prediction_sets(np.array([[0.6, 0.3, 0.1]]), 0.2).tolist()
     [[True, True, False]]
@@ -389,7 +389,7 @@ def conformal_threshold(probs: Any, labels: Any, alpha: float) -> float:
     probs : (n, m) calibration probabilities; labels : (n,) true classes.
     alpha : the miscoverage level in (0, 1), e.g. 0.1 for 90% coverage.
 
-    Book: §4.3.4, eq. ``conformal_prediction`` (lines 2146-2160).
+    Book: §4.3.4, E.4.23 (lines 2146-2160).
     """
     xp = array_namespace(probs, labels)
     n, m = _check_probs(probs, xp)

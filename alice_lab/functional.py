@@ -125,7 +125,8 @@ def softmax(x: Any, axis: int = -1, tau: float = 1.0) -> Any:
     -------
     array shaped like ``x``; every slice along ``axis`` sums to 1.
 
-    Book: §4.2.1, eq. ``softmax`` (line 1676) and the temperature (lines 1712-1722).
+    Book: §4.2.1, E.4.11 (line 1676) and the temperature, with its limits E.4.15 and
+    E.4.16 (lines 1712-1722).
 
     >>> import numpy as np
     >>> softmax(np.array([0.0, np.log(3.0)])).round(6).tolist()

@@ -245,8 +245,8 @@ def verify(*ids: str, quiet: bool = False) -> Verified:
     return out
 
 
-#: LaTeX labels (``eq:softmax``, ``fig:momentum``) are the source's, not the book's
-#: printed numbers: a page never shows them.
+#: LaTeX labels of the book's source (a prefix such as eq, fig or code, a colon and a
+#: name) are not the book's printed numbers: a page never shows them.
 _LATEX_LABEL = re.compile(r"^\w+:[\w-]+$")
 
 

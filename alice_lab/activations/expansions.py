@@ -46,7 +46,7 @@ def apl(s: Any, alpha: Any, hinges: Any) -> Any:
     s : (..., c') array; alpha : (n,) (shared) or (c', n) (per unit);
     hinges : (n,) array.
 
-    Book: §5.4, eq. ``non_parametric_af`` with ReLU bases (lines 2580-2594).
+    Book: §5.4, E.5.13 with ReLU bases (lines 2580-2594).
 
     >>> apl(np.array([2.0]), np.array([1.0, -1.0]), np.array([0.0, 1.0])).tolist()
     [1.0]
@@ -66,7 +66,7 @@ def kaf(s: Any, alpha: Any, dictionary: Any, gamma: float) -> Any:
     s : (..., c') array; alpha : (n,) or (c', n); dictionary : (n,) array;
     gamma : float > 0, the kernel's inverse width.
 
-    Book: §5.4, eq. ``non_parametric_af`` with kernel bases (lines 2586-2594).
+    Book: §5.4, E.5.13 with kernel bases (lines 2586-2594).
 
     >>> kaf(np.array([0.0]), np.array([2.0]), np.array([0.0]), 1.0).tolist()
     [2.0]

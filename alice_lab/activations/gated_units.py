@@ -52,7 +52,7 @@ def glu(X: Any, W1: Any, W2: Any) -> Any:
     -------
     (..., c') array.
 
-    Book: "Design variants" box, eq. ``glu`` (line 2610).
+    Book: §5.4, "Design variants" box, E.5.14 (line 2610).
 
     >>> glu(np.ones((1, 2)), np.zeros((2, 3)), np.ones((2, 3))).tolist()
     [[1.0, 1.0, 1.0]]

@@ -87,7 +87,7 @@ def heaviside_grad(s: Any) -> Any:
 def leaky_relu(s: Any, alpha: float = 0.01) -> Any:
     r""":math:`s` for :math:`s \ge 0`, :math:`\alpha s` otherwise.
 
-    Book: §5.4, eq. ``leaky_relu`` (lines 2458-2464); Figure F.5.4 draws α = 0.1.
+    Book: §5.4, E.5.9 (lines 2458-2464); Figure F.5.4 draws α = 0.1.
 
     >>> leaky_relu([-2.0, 3.0], alpha=0.1).tolist()
     [-0.2, 3.0]
@@ -146,7 +146,7 @@ def elu(s: Any, alpha: float = 1.0) -> Any:
     ``expm1`` is applied to the negative part only: no overflow for large s and full
     precision for small :math:`|s|`.
 
-    Book: §5.4, eq. ``elu`` (lines 2476-2484).
+    Book: §5.4, E.5.11 (lines 2476-2484).
 
     >>> round(float(elu(-1.0)), 6)
     -0.632121

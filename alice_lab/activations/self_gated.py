@@ -149,7 +149,7 @@ def trainable_swish(s: Any, a: Any = 1.0, b: Any = 0.0, c: Any = 1.0, d: Any = 0
     arrays, one per unit). (1, 0, 1, 0) is the SiLU, (β, 0, 1, 0) the Swish-β, and
     a → ∞ with (b, c, d) = (0, 1, 0) tends to the ReLU.
 
-    Book: §5.4, eq. ``trainable_swish`` (lines 2566-2572).
+    Book: §5.4, E.5.12 (lines 2566-2572).
 
     >>> round(float(trainable_swish(1.0)), 6)
     0.731059

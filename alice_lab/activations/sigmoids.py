@@ -66,7 +66,7 @@ def softplus(s: Any) -> Any:
     positive, :math:`\mathrm{softplus}(0) = \log 2`, and its derivative is
     :math:`\sigma(s)`.
 
-    Book: §5.4, eq. ``softplus`` (lines 2468-2474).
+    Book: §5.4, E.5.10 (lines 2468-2474).
 
     >>> softplus([0.0, 1000.0]).round(6).tolist()
     [0.693147, 1000.0]

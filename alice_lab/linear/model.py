@@ -77,7 +77,7 @@ def multi_linear(X: Any, W: Any, b: Any = None) -> Any:
     -------
     (n, m) array.
 
-    Book: §4.2.1, eq. ``multi_valued_linear_model`` (lines 1656-1668).
+    Book: §4.2.1, E.4.10 (lines 1656-1668).
 
     >>> multi_linear(np.ones((1, 2)), np.array([[1.0, 2.0], [0.0, -1.0]])).tolist()
     [[3.0, -1.0]]

@@ -43,7 +43,7 @@ def ls_loss(X: Any, y: Any, w: Any, b: Any = 0.0) -> Any:
     r"""The least-squares objective (E.4.4),
     :math:`\frac1n\lVert\mathbf{y} - \mathbf{X}\mathbf{w} - \mathbf{1}b\rVert^2`.
 
-    Book: §4.1.2, eq. E.4.4 and eq. ``ls_vectorized`` (lines 1380-1422).
+    Book: §4.1.2, E.4.4 and E.4.6 (lines 1380-1422).
 
     >>> float(ls_loss(np.eye(2), np.array([1.0, 0.0]), np.zeros(2)))
     0.5
@@ -59,7 +59,7 @@ def ls_noise_variance(X: Any, y: Any, w: Any, b: Any = 0.0) -> Any:
     :math:`\sigma_*^2 = \frac1n\sum_i (y_i - \mathbf{w}^\top\mathbf{x}_i - b)^2`:
     the mean squared residual.
 
-    Book: §4.1.3, eq. ``ls_sigma`` (lines 1528-1536).
+    Book: §4.1.3, E.4.9 (lines 1528-1536).
 
     >>> float(ls_noise_variance(np.eye(2), np.array([1.0, 0.0]), np.zeros(2)))
     0.5
@@ -216,7 +216,7 @@ def least_squares(
     -------
     (c,) array: the weights, in the namespace, dtype and device of X.
 
-    Book: §4.1.3, eq. ``ls_closed_form_solution`` (line 1478), Boxes 4.2 and 4.3;
+    Book: §4.1.3, E.4.7 (line 1478), Boxes 4.2 and 4.3;
     §4.1.5 (line 1568).
 
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])

@@ -128,7 +128,7 @@ def _cross_entropy_torch(logits: Any, labels: Any) -> Any:
 
 def cross_entropy_onehot(logits: Any, targets: Any, *, reduction: str = "mean") -> Any:
     r"""Cross-entropy of target distributions (one-hot or soft) under softmax(logits):
-    :math:`-\sum_j t_{ij}\log[\mathrm{softmax}(\mathbf{p}_i)]_j` (eq. ``cross_entropy``
+    :math:`-\sum_j t_{ij}\log[\mathrm{softmax}(\mathbf{p}_i)]_j` (E.4.17
     with :math:`\mathbf{t} = \mathbf{y}^{\mathrm{oh}}`), computed through
     :func:`~alice_lab.functional.log_softmax`. Equals
     ``torch.nn.functional.cross_entropy(logits, targets)`` with probability targets.
@@ -138,7 +138,7 @@ def cross_entropy_onehot(logits: Any, targets: Any, *, reduction: str = "mean") 
     logits : (n, m) floating; targets : (n, m) floating, each row in the simplex
         (non-negative, summing to 1 within 1e-6).
 
-    Book: §4.2.2, eq. ``cross_entropy`` (lines 1810-1818).
+    Book: §4.2.2, E.4.17 (lines 1810-1818).
 
     >>> import numpy as np
     >>> round(float(cross_entropy_onehot(np.zeros((1, 4)), np.eye(4)[:1])), 6)
@@ -175,7 +175,7 @@ def cross_entropy_probs(probs: Any, labels: Any, *, reduction: str = "mean") -> 
     ----------
     probs : (n, m) array, rows in the simplex; labels : (n,) int or (n, m) one-hot.
 
-    Book: §4.2.2, eqs. ``cross_entropy`` and ``ce_single_term`` (lines 1810-1830).
+    Book: §4.2.2, E.4.17 and E.4.18 (lines 1810-1830).
 
     >>> import numpy as np
     >>> p = np.array([[0.2, 0.05, 0.75]])

@@ -171,7 +171,7 @@ def gradient_descent(
     output does not match ``x0`` (checked on the first call); DivergenceError when an
     iterate or gradient stops being finite.
 
-    Book: §2.3, eq. ``gradient_descent`` (lines 948-962); §2.3.2, momentum
+    Book: §2.3, E.2.27 (lines 948-962); §2.3.2, momentum
     (lines 1066-1078).
 
     >>> import numpy as np

@@ -41,7 +41,8 @@ def aft(Q: Any, K: Any, V: Any, W: Any = None, *, causal: bool = False) -> Any:
     (the top-left (n, n) block is used) or None; ``causal`` keeps j <= i. Stable: the
     maximum over j is subtracted per channel before the exponential.
 
-    Book: lines 6735 (E. ``atf_new``), 6749, 6759-6761.
+    Book: §13.4.1, E.13.24 (line 6735), the per-channel form (line 6749) and E.13.25
+    (lines 6759-6761).
     """
     xp = array_namespace(Q, K, V)
     if not (Q.shape == K.shape == V.shape) or Q.ndim < 2:

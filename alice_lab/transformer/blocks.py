@@ -258,7 +258,7 @@ def parallel_block(
 
 def gated_unit(X: Any, phi1, phi2) -> Any:
     r"""The generic gated unit :math:`f(\mathbf{X}) = \phi_1(\mathbf{X})\odot
-    \phi_2(\mathbf{X})` (eq. ``glu_again``, line 5893).
+    \phi_2(\mathbf{X})` (E.11.11, line 5893).
 
     >>> gated_unit(np.ones((1, 2)), lambda x: 2 * x, lambda x: x + 1).tolist()
     [[4.0, 4.0]]
