@@ -66,6 +66,7 @@ from alice_course.widgets import (
 )
 from alice_course.widgets.describe import describe_figures
 from alice_lab import graphs as g
+from alice_lab.functional import sigmoid
 
 describe_figures()  # each figure's output also says in words what it shows
 
@@ -845,7 +846,7 @@ H_k = g.gcn_layer(
     np.eye(34),
     np.random.default_rng(1).normal(size=(34, 4)),
 )
-S_k = 1 / (1 + np.exp(-H_k @ H_k.T))  # the edge head σ(H_iᵀH_j)
+S_k = sigmoid(H_k @ H_k.T)  # the edge head σ(H_iᵀH_j)
 print(
     f"edge scores in ({S_k.min():.3f}, {S_k.max():.3f}), symmetric:",
     np.array_equal(S_k, S_k.T),
